@@ -1,0 +1,58 @@
+"""One exception for every broken rule, carrying a sentence a player can read in any language."""
+from __future__ import annotations
+
+# English sentences; companion.i18n holds the German and French ones under the same codes.
+MESSAGES = {
+    # play
+    "game_over": "the game is over: {player} cannot act any more",
+    "unknown_player": "{player} is not playing in this game",
+    "not_your_turn": "{player} cannot act now: it is {to_act}'s turn",
+    "already_passed": "{player} passed and cannot act again in this call",
+    "start_cannot_pass": "{player} cannot pass: the start player must open the call with a bid",
+    "unknown_neighborhood": "{player} cannot bid in {neighborhood}: there is no such neighborhood",
+    "district_removed": "{player} cannot bid in {neighborhood}: the {district} district is not in play",
+    "already_built": "{player} cannot bid in {neighborhood}: {owner} has already built there",
+    "already_bid": "{player} cannot bid in {neighborhood}: {owner} already bid there in this call",
+    "bad_value": "{player} cannot bid {value}: buildings are numbered 1 to 13",
+    "value_built": "{player} cannot bid {value}: that building is already built",
+    "value_on_board": "{player} cannot bid {value}: that building is already on the board in this call",
+    "too_low": "{player} cannot bid {value}: it must be higher than {last_value}, the last bid",
+    "not_adjacent": "{player} cannot bid in {neighborhood}: it is not adjacent to {last}, the last bid",
+    "bad_action": "{detail}",
+    # setup
+    "player_count": "a game needs 2 to 4 players, not {count}",
+    "bad_color": "{color} is not a player colour (blue, red, white, gray)",
+    "duplicate_color": "{color} is taken by two players",
+    "bad_mode": "the mode must be family or expert, not {mode}",
+    "bad_area": "{color} holds {card}, which is not one of the {mode} area cards ({cards})",
+    "no_borders_2p": "{color} holds the borders card, which is left out of 2-player games",
+    "bad_neighborhood_card": "{color} holds {card}, which is not a neighborhood card ({cards})",
+    "family_neighborhood_card": "{color} holds a neighborhood card, which only the expert game uses",
+    "missing_area": "{color} has no area card",
+    "missing_neighborhood_card": "{color} has no neighborhood card, which the expert game deals to everyone",
+    "duplicate_card": "{card} is dealt to two players, but the deck holds it once",
+    "bad_district": "{district} is not a peripheral district (north, east, south, west)",
+    "removed_count": "{count} players must remove {need} peripheral district(s), not {got}",
+    "removed_twice": "the {district} district is listed twice among the removed districts",
+    "removed_not_adjacent": "2 players must remove two adjacent districts, not {a} and {b}",
+    "token_unknown_neighborhood": "a token lies on {neighborhood}, which is not a neighborhood",
+    "token_bad_kind": "the token on {neighborhood} is {kind}, not trendy, subway or archaeological",
+    "token_blind_alley": "a token lies on {neighborhood}, a blind alley, where tokens never go",
+    "token_removed_district": "a token lies on {neighborhood}, in the {district} district, which is not in play",
+    "token_kind_count": "{count} players use {need} {kind} tokens, not {got}",
+    "token_district_count": "the {district} district takes {need} tokens, not {got}",
+    "bad_record": "{detail}",
+}
+
+
+class RuleError(ValueError):
+    """A move or setup the rulebook forbids; `code` and `params` let the pages say it in any language."""
+
+    def __init__(self, code: str, **params):
+        self.code = code
+        self.params = params
+        super().__init__(MESSAGES[code].format(**params))
+
+    @property
+    def sentence(self) -> str:
+        return self.args[0]

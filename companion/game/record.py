@@ -1,0 +1,130 @@
+"""The game record (RECORD.md, format 1): a whole game as one JSON document, checked and replayed."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional
+
+from .board import Board, load_board
+from .errors import RuleError
+from .rules import apply, new_game
+from .state import Action, Bid, Pass, Seat, Setup, State
+from .setup import make_setup
+
+FORMAT = "metropolys-record/1"
+
+
+class RecordError(ValueError):
+    """A bad record: `where` is 'setup' or 'action N' (1-based), as `companion score` prints it."""
+
+    def __init__(self, where: str, error: RuleError):
+        self.where = where
+        self.error = error
+        super().__init__(f"{where}: {error.sentence}")
+
+
+def _bad(detail: str) -> RuleError:
+    return RuleError("bad_record", detail=detail)
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise _bad(f"{what} must be a string, not {value!r}")
+    return value
+
+
+def parse_setup(doc: Any, board: Optional[Board] = None) -> Setup:
+    """The setup half of a record; raises RuleError with the first thing wrong."""
+    if not isinstance(doc, dict):
+        raise _bad("a record is a JSON object")
+    if doc.get("format") != FORMAT:
+        raise _bad(f"the format must be {FORMAT!r}, not {doc.get('format')!r}")
+    players = doc.get("players")
+    if not isinstance(players, list):
+        raise _bad("players must be a list")
+    seats = []
+    for i, p in enumerate(players, 1):
+        if not isinstance(p, dict):
+            raise _bad(f"player {i} must be an object")
+        name = p.get("name") or ""
+        area = p.get("area")
+        hood = p.get("neighborhood")
+        seats.append(Seat(
+            color=_text(p.get("color"), f"player {i}'s color"),
+            name=_text(name, f"player {i}'s name"),
+            area=None if area is None else _text(area, f"player {i}'s area card"),
+            neighborhood=None if hood is None else _text(hood, f"player {i}'s neighborhood card"),
+        ))
+    removed = doc.get("removed_districts") or []
+    if not isinstance(removed, list):
+        raise _bad("removed_districts must be a list")
+    removed = [_text(d, "a removed district") for d in removed]
+    tokens = doc.get("tokens")
+    if not isinstance(tokens, dict):
+        raise _bad("tokens must be an object from neighborhood to token kind")
+    for nb, kind in tokens.items():
+        _text(kind, f"the token on {nb}")
+    mode = doc.get("mode")
+    return make_setup(mode if isinstance(mode, str) else repr(mode), seats, removed, tokens, board)
+
+
+def parse_action(raw: Any) -> Action:
+    """One recorded decision: {"player", "bid", "value"} or {"player", "pass": true}."""
+    if not isinstance(raw, dict):
+        raise _bad("an action must be an object")
+    player = _text(raw.get("player"), "the acting player")
+    if raw.get("pass") is True and "bid" not in raw:
+        if set(raw) - {"player", "pass"}:
+            raise _bad(f"a pass has no {sorted(set(raw) - {'player', 'pass'})[0]}")
+        return Pass(player)
+    if "bid" in raw and "pass" not in raw:
+        if set(raw) - {"player", "bid", "value"}:
+            raise _bad(f"a bid has no {sorted(set(raw) - {'player', 'bid', 'value'})[0]}")
+        nb = _text(raw["bid"], "the neighborhood of a bid")
+        value = raw.get("value")
+        if type(value) is not int:
+            raise _bad(f"{player}'s bid needs a whole-number value, not {value!r}")
+        return Bid(player, nb, value)
+    raise _bad('an action is either {"player", "bid", "value"} or {"player", "pass": true}')
+
+
+def replay(doc: Any, board: Optional[Board] = None) -> State:
+    """Rebuild the state a record leads to; raises RecordError at the first thing wrong."""
+    board = board or load_board()
+    try:
+        setup = parse_setup(doc, board)
+        actions = doc.get("actions", [])
+        if not isinstance(actions, list):
+            raise _bad("actions must be a list")
+    except RuleError as e:
+        raise RecordError("setup", e) from None
+    state = new_game(setup)
+    for i, raw in enumerate(actions, 1):
+        try:
+            state = apply(state, parse_action(raw), board)
+        except RuleError as e:
+            raise RecordError(f"action {i}", e) from None
+    return state
+
+
+def setup_json(setup: Setup, secrets: bool = True) -> dict:
+    """The setup half of a record; `secrets=False` leaves the secret cards out."""
+    players = []
+    for s in setup.seats:
+        p = {"color": s.color, "name": s.name}
+        if secrets:
+            p["area"] = s.area
+            p["neighborhood"] = s.neighborhood
+        players.append(p)
+    return {
+        "format": FORMAT,
+        "mode": setup.mode,
+        "players": players,
+        "removed_districts": sorted(setup.removed_districts),
+        "tokens": dict(sorted(setup.tokens.items())),
+    }
+
+
+def to_record(setup: Setup, actions: Iterable[Action]) -> dict:
+    """The whole record of a game: setup (with every secret card) and every decision."""
+    doc = setup_json(setup)
+    doc["actions"] = [a.to_json() for a in actions]
+    return doc

@@ -1,0 +1,170 @@
+"""The final tally (or the one 'if it ended now'), as RECORD.md prints it, with the reasons behind it."""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Iterable, Optional
+
+from .board import Board, load_board
+from .state import State
+
+KEYS = ("trendy", "subway", "subway_card", "archaeological", "archaeological_card",
+        "area", "neighborhood", "highest")
+
+
+def max_disjoint(groups: Iterable[frozenset]) -> int:
+    """The largest number of pairwise-disjoint groups: each building serves one objective at most."""
+    groups = list(groups)
+    items = sorted({x for g in groups for x in g})
+    bit = {x: 1 << i for i, x in enumerate(items)}
+    masks = list({sum(bit[x] for x in g) for g in groups})
+    memo: dict[int, int] = {}
+
+    def pack(free: int) -> int:
+        if free in memo:
+            return memo[free]
+        fitting = [m for m in masks if m & free == m]
+        best = 0
+        if fitting:
+            union = 0
+            for m in fitting:
+                union |= m
+            low = union & -union  # every packing either uses this element or leaves it out
+            best = pack(free & ~low)
+            for m in fitting:
+                if m & low:
+                    best = max(best, 1 + pack(free & ~m))
+        memo[free] = best
+        return best
+
+    return pack((1 << len(items)) - 1)
+
+
+def _lake_groups(lakes, mine: set[str]) -> int:
+    """Most lakes that each get three of the player's buildings; the lake's own id keeps it to one group."""
+    return max_disjoint(
+        frozenset(trio) | {lake.id}
+        for lake in lakes
+        for trio in combinations(sorted(mine.intersection(lake.neighborhoods)), 3)
+    )
+
+
+def _chains(board: Board, mine: set[str]) -> list[frozenset]:
+    """Every connected set of three of the player's buildings (a path or a triangle)."""
+    found = set()
+    for mid in mine:
+        around = sorted(board.neighborhoods[mid].neighbors & mine)
+        for a, b in combinations(around, 2):
+            found.add(frozenset((a, mid, b)))
+    return list(found)
+
+
+def area_groups(board: Board, card: str, mine: set[str]) -> int:
+    """Expert area card: the maximum number of disjoint groups the player's buildings form."""
+    if card == "bridges":
+        return max_disjoint(frozenset(e) for e in board.bridges if e[0] in mine and e[1] in mine)
+    if card == "statues":
+        return max_disjoint(frozenset(s.neighborhoods) for s in board.statues if set(s.neighborhoods) <= mine)
+    if card == "lakes":
+        return _lake_groups(board.lakes, mine)
+    if card == "districts":
+        return sum(1 for nbs in board.districts.values() if len(mine.intersection(nbs)) >= 3)
+    if card == "chains":
+        return max_disjoint(_chains(board, mine))
+    raise ValueError(card)
+
+
+def family_area_hits(board: Board, card: str, mine: set[str]) -> list[str]:
+    """Family area card: the player's buildings next to the card's feature, each counted once."""
+    if card == "bridges":
+        touch = {n for e in board.bridges for n in e}
+    elif card == "statues":
+        touch = {n for s in board.statues for n in s.neighborhoods}
+    elif card == "lakes":
+        touch = {n for l in board.lakes for n in l.neighborhoods}
+    elif card == "borders":
+        touch = {n.id for n in board.neighborhoods.values() if n.on_city_border}
+    else:
+        raise ValueError(card)
+    return sorted(mine & touch)
+
+
+def highest(board: Board, state: State) -> dict[str, list[str]]:
+    """District -> the colours holding its highest building by size class, with the full tie-break."""
+    out = {}
+    for district, nbs in board.districts.items():
+        if district in state.setup.removed_districts:
+            continue
+        heights: dict[str, list[int]] = {}
+        for nb in nbs:
+            b = state.built.get(nb)
+            if b:
+                heights.setdefault(b.player, []).append(board.size_class(b.value))
+        if not heights:
+            continue
+        # Sorted tallest first, compared in turn; a building where the other has none wins.
+        keyed = {c: sorted(h, reverse=True) for c, h in heights.items()}
+        top = max(keyed.values())
+        out[district] = [c for c in state.setup.colors if keyed.get(c) == top]
+    return out
+
+
+def score(state: State, board: Optional[Board] = None) -> dict:
+    """Scores exactly as `companion score` prints them (RECORD.md)."""
+    return explain(state, board)["scores"]
+
+
+def explain(state: State, board: Optional[Board] = None) -> dict:
+    """Scores plus the facts behind each line, for the end-of-game breakdown on the pages."""
+    board = board or load_board()
+    k = board.scoring
+    expert = state.setup.mode == "expert"
+    tops = highest(board, state) if expert else {}
+    players, details = {}, {}
+    for i, seat in enumerate(state.setup.seats):
+        mine = {nb for nb, b in state.built.items() if b.player == seat.color}
+        trendy, subway, arch = state.collected[i]
+        detail = {"buildings": sorted(mine)}
+        if expert:
+            groups = area_groups(board, seat.area, mine) if seat.area else 0
+            area = groups * k["expert_area_objectives"].get(seat.area, 0) if seat.area else 0
+            kinds = sorted(nb for nb in mine if board.neighborhoods[nb].kind == seat.neighborhood)
+            neighborhood = len(kinds) * k["expert_neighborhood_objective_per_building_of_kind"]
+            won = sorted(d for d, cs in tops.items() if seat.color in cs)
+            detail.update(area_groups=groups, neighborhood_buildings=kinds, highest_districts=won)
+            high = len(won) * k["expert_highest_building_per_district"]
+        else:
+            hits = family_area_hits(board, seat.area, mine) if seat.area else []
+            area = 3 * len(hits)  # "3 prestige points for each building ... next to the type of area"
+            detail.update(area_buildings=hits)
+            neighborhood = high = 0
+        breakdown = {
+            "trendy": trendy * k["trendy_token"],
+            "subway": subway * k["subway_token"],
+            "subway_card": k["subway_card_most_subway_tokens"] if state.subway_card == i else 0,
+            "archaeological": arch * k["archaeological_token"],
+            "archaeological_card": k["archaeological_card_last_taken"] if state.archaeological_card == i else 0,
+            "area": area,
+            "neighborhood": neighborhood,
+            "highest": high,
+        }
+        players[seat.color] = {"total": sum(breakdown.values()), "buildings": state.built_count[i],
+                               "breakdown": breakdown}
+        details[seat.color] = detail
+    winners, tiebreak = _winners(state, players)
+    return {
+        "scores": {"finished": state.finished, "winners": winners, "players": players},
+        "details": details,
+        "highest": tops,
+        "tiebreak": tiebreak,
+    }
+
+
+def _winners(state: State, players: dict) -> tuple[list[str], str]:
+    """Most points; then most buildings; still tied, the victory is shared."""
+    best = max(p["total"] for p in players.values())
+    tied = [c for c in state.setup.colors if players[c]["total"] == best]
+    if len(tied) == 1:
+        return tied, "points"
+    most = max(players[c]["buildings"] for c in tied)
+    winners = [c for c in tied if players[c]["buildings"] == most]
+    return winners, "buildings" if len(winners) == 1 else "shared"
