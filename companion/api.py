@@ -1,0 +1,278 @@
+"""Blueprint: the JSON API and the live socket. Requests are checked here; `table` does the rest."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any, Optional
+from urllib.parse import urlparse
+
+from flask import Blueprint, Response, current_app, g, jsonify, request
+
+from . import i18n
+from .game.board import board_data
+from .game.errors import RuleError
+from .live import pump
+from .table import Refused, Table, device_id
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+# Field -> (what a player is told it must be, check). Unknown fields are refused.
+_STR = ("text", lambda v: isinstance(v, str))
+_INT = ("a whole number", lambda v: type(v) is int)
+_STRS = ("a list of text", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
+_TRUE = ("true", lambda v: v is True)
+_OBJ = ("an object", lambda v: isinstance(v, dict))
+_LAYOUT = ('"random" or {"tokens": {...}}', lambda v: v == "random" or (
+    isinstance(v, dict) and set(v) == {"tokens"} and isinstance(v["tokens"], dict)
+    and all(isinstance(k, str) and isinstance(x, str) for k, x in v["tokens"].items())))
+_DEAL = ('"app" or "physical"', lambda v: v in ("app", "physical"))
+_OPT_STR = ("text or null", lambda v: v is None or isinstance(v, str))
+_NAME = ("a name of 1 to 24 characters", lambda v: isinstance(v, str) and 0 < len(v.strip()) <= 24)
+
+GAME_FIELDS = {"mode": (_STR, True), "players": (_STRS, True), "removed_districts": (_STRS, False),
+               "layout": (_LAYOUT, False), "seed": (_INT, False), "deal": (_DEAL, False)}
+
+
+def table() -> Table:
+    return current_app.extensions["table"]
+
+
+def lang() -> str:
+    return i18n.pick_lang(request)
+
+
+@bp.before_app_request
+def identify_device() -> None:
+    """Every device carries an unguessable cookie; the log knows it only by its hash."""
+    cookie = request.cookies.get("device", "")
+    g.new_cookie = None
+    if not (20 <= len(cookie) <= 64 and cookie.replace("-", "").replace("_", "").isalnum()):
+        import secrets
+        cookie = secrets.token_urlsafe(32)
+        g.new_cookie = cookie
+    g.device = device_id(cookie)
+
+
+@bp.after_app_request
+def set_device_cookie(response: Response) -> Response:
+    if getattr(g, "new_cookie", None):
+        response.set_cookie("device", g.new_cookie, max_age=400 * 86400, httponly=True, samesite="Strict")
+    return response
+
+
+def _same_origin(value: Optional[str]) -> bool:
+    return bool(value) and urlparse(value).netloc == request.host
+
+
+@bp.before_request
+def guard_writes() -> Optional[Response]:
+    """CSRF as OWASP advises for JSON APIs: a JSON body and an Origin (or Referer) of this server."""
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return None
+    if request.mimetype != "application/json":
+        return refuse(415, "bad_json")
+    origin = request.headers.get("Origin")
+    if not (_same_origin(origin) if origin else _same_origin(request.headers.get("Referer"))):
+        return refuse(403, "bad_origin")
+    return None
+
+
+def refuse(status: int, key: str, **params) -> Response:
+    response = jsonify({"error": i18n.t(lang(), key, **params), "code": key})
+    response.status_code = status
+    return response
+
+
+def payload(fields: dict) -> dict:
+    """The request's JSON object, with every field known and of the right type."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise Refused(400, "bad_json")
+    for name in data:
+        if name not in fields:
+            raise Refused(400, "unknown_field", field=name)
+    for name, ((kind, ok), required) in fields.items():
+        if name not in data:
+            if required:
+                raise Refused(400, "missing_field", field=name)
+        elif not ok(data[name]):
+            raise Refused(400, "bad_type", field=name, kind=kind)
+    return data
+
+
+@bp.errorhandler(Refused)
+def on_refused(e: Refused):
+    if e.key == "stale":
+        game = table().games.get(request.view_args.get("gid", ""))
+        response = jsonify({"error": i18n.t(lang(), "stale"), "code": "stale",
+                            "view": game.view(g.device) if game else None})
+        response.status_code = 409
+        return response
+    return refuse(e.status, e.key, **e.params)
+
+
+@bp.errorhandler(RuleError)
+def on_rule_error(e: RuleError):
+    response = jsonify({"error": i18n.error_sentence(lang(), e), "code": e.code})
+    response.status_code = 422
+    return response
+
+
+class RateLimit:
+    """A token bucket per device: a phone gone mad cannot flood the log."""
+
+    def __init__(self, per_second: float, burst: int):
+        self.rate, self.burst = per_second, burst
+        self.buckets: dict[str, tuple[float, float]] = {}
+        self.lock = threading.Lock()
+
+    def allow(self, device: str) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            tokens, then = self.buckets.get(device, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - then) * self.rate)
+            if tokens < 1:
+                self.buckets[device] = (tokens, now)
+                return False
+            self.buckets[device] = (tokens - 1, now)
+            return True
+
+
+# -- games --
+
+@bp.post("/games")
+def create_game():
+    game = table().create(payload(GAME_FIELDS), g.device)
+    return jsonify({"id": game.id, "join_url": table().join_url(game.id)}), 201
+
+
+@bp.get("/games/current")
+def current_game():
+    gid = table().current
+    return jsonify({"id": gid, "join_url": table().join_url(gid) if gid else None})
+
+
+@bp.get("/games/<gid>")
+def get_game(gid: str):
+    return jsonify(table().get(gid).view(g.device))
+
+
+@bp.post("/games/<gid>/setup")
+def change_setup(gid: str):
+    return jsonify(table().change_setup(gid, payload(GAME_FIELDS), g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>")
+def claim_seat(gid: str, color: str):
+    data = payload({"name": (_NAME, True)})
+    return jsonify(table().claim_seat(gid, color, data["name"].strip(), g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>/release")
+def release_seat(gid: str, color: str):
+    payload({})
+    return jsonify(table().release_seat(gid, color, g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>/cards")
+def enter_cards(gid: str, color: str):
+    data = payload({"area": (_STR, True), "neighborhood": (_OPT_STR, False)})
+    return jsonify(table().enter_cards(gid, color, data["area"], data.get("neighborhood"), g.device))
+
+
+@bp.post("/games/<gid>/start")
+def start_game(gid: str):
+    payload({})
+    return jsonify(table().start(gid, g.device))
+
+
+@bp.post("/games/<gid>/actions")
+def act(gid: str):
+    data = payload({"bid": (_STR, False), "value": (_INT, False), "pass": (_TRUE, False),
+                    "expect_seq": (_INT, False)})
+    if ("pass" in data) == ("bid" in data) or ("bid" in data) != ("value" in data):
+        raise Refused(400, "bad_action")
+    if not current_app.extensions["rate_limit"].allow(g.device):
+        raise Refused(429, "rate_limited")
+    return jsonify(table().act(gid, g.device, data, data.get("expect_seq")))
+
+
+@bp.post("/games/<gid>/undo")
+def undo(gid: str):
+    payload({})
+    return jsonify(table().undo(gid, g.device))
+
+
+@bp.get("/games/<gid>/record")
+def record(gid: str):
+    response = jsonify(table().record(gid))
+    response.headers["Content-Disposition"] = f'attachment; filename="metropolys-{gid}.json"'
+    return response
+
+
+# -- board, layouts, hardware --
+
+@bp.get("/board")
+def board():
+    response = jsonify(board_data())
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@bp.get("/layouts")
+def layouts():
+    return jsonify(table().store.layouts())
+
+
+@bp.post("/layouts")
+def save_layout():
+    data = payload({"name": (_NAME, True), "tokens": (_OBJ, True)})
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["tokens"].items()):
+        raise Refused(400, "bad_type", field="tokens", kind="an object from neighborhood to token kind")
+    table().store.save_layout(data["name"].strip(), data["tokens"])
+    return jsonify(table().store.layouts()), 201
+
+
+@bp.get("/hardware")
+def hardware():
+    leds = current_app.extensions.get("leds")
+    return jsonify(leds.status() if leds else {"gpio": "none", "lit": [], "pins": {}})
+
+
+@bp.post("/hardware/test")
+def hardware_test():
+    payload({})
+    leds = current_app.extensions.get("leds")
+    if leds:
+        leds.test_sequence()
+    return jsonify(leds.status() if leds else {"gpio": "none", "lit": [], "pins": {}})
+
+
+def live(ws, gid: str) -> None:
+    """WebSocket: this device's whole view on connect, then after every change."""
+    if not _same_origin(request.headers.get("Origin")):
+        ws.close(reason=1008, message="origin")
+        return
+    t = table()
+    game = t.games.get(gid)
+    if game is None:
+        ws.close(reason=1008, message="no such game")
+        return
+    sub = t.hub.join(gid, g.device)
+    try:
+        pump(ws, sub, json.dumps(game.view(g.device), separators=(",", ":")))
+    finally:
+        t.hub.leave(sub)
+
+
+def _json_errors(app) -> None:
+    """404, 405 and 413 under /api answer in JSON, in the device's language."""
+    from werkzeug.exceptions import HTTPException
+
+    @app.errorhandler(HTTPException)
+    def http_error(e: HTTPException):
+        if not request.path.startswith("/api/"):
+            return e
+        key = {404: "not_found", 405: "bad_method", 413: "too_large"}.get(e.code, "bad_request")
+        return refuse(e.code or 400, key)

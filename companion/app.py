@@ -1,0 +1,79 @@
+"""create_app(config): wires the store, the table, the API, the pages, the live socket and the LEDs."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+from flask import Flask
+from flask_sock import Sock
+
+from . import api
+from .db import Store
+from .live import Hub
+from .table import Table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+DEFAULTS = {
+    "DB": "companion.sqlite3",
+    "JOIN_URL": None,            # e.g. "http://192.168.4.1:8000"; otherwise the request's own host
+    "LED_PINS": "blue=17,red=27,white=22,gray=23",
+    "LED_ACTIVE_HIGH": True,
+    "LEDS": None,                # a ready Leds object (tests pass one built on MockFactory)
+    "LED_PIN_FACTORY": None,
+    "WIFI_SSID": None,
+    "WIFI_PASSWORD": None,
+    "RATE_LIMIT": 10.0,          # actions per second per device, with a burst of 20
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "SOCK_SERVER_OPTIONS": {"ping_interval": 25},
+}
+
+ENV = {  # settings the systemd unit passes through /etc/default/metropolys-companion
+    "COMPANION_DB": ("DB", str),
+    "COMPANION_JOIN_URL": ("JOIN_URL", str),
+    "COMPANION_LED_PINS": ("LED_PINS", str),
+    "COMPANION_LED_ACTIVE_HIGH": ("LED_ACTIVE_HIGH", lambda v: v.lower() not in ("0", "no", "false", "low")),
+    "COMPANION_WIFI_SSID": ("WIFI_SSID", str),
+    "COMPANION_WIFI_PASSWORD": ("WIFI_PASSWORD", str),
+    "COMPANION_RATE_LIMIT": ("RATE_LIMIT", float),
+}
+
+
+def create_app(config: Optional[dict] = None) -> Flask:
+    app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"),
+                static_url_path="/static")
+    app.config.update(DEFAULTS)
+    for var, (key, conv) in ENV.items():
+        if os.environ.get(var):
+            app.config[key] = conv(os.environ[var])
+    app.config.update(config or {})
+    app.json.sort_keys = False
+    app.json.compact = True
+
+    leds = app.config["LEDS"]
+    if leds is None:
+        from .leds import make_leds
+
+        leds = make_leds(app.config["LED_PINS"], app.config["LED_ACTIVE_HIGH"],
+                         pin_factory=app.config["LED_PIN_FACTORY"], log=app.logger.warning)
+    app.extensions["leds"] = leds
+
+    store = Store(app.config["DB"])
+    join_base = (lambda: app.config["JOIN_URL"] or "")
+    table = Table(store, Hub(), leds=leds, join_base=join_base)
+    table.load()
+    app.extensions["table"] = table
+    app.extensions["rate_limit"] = api.RateLimit(app.config["RATE_LIMIT"], burst=20)
+
+    app.register_blueprint(api.bp)
+    api._json_errors(app)
+    sock = Sock(app)
+    sock.route("/api/games/<gid>/live")(api.live)
+    try:
+        from .pages import bp as pages_bp
+    except ImportError:  # the pages arrive with their own module
+        pages_bp = None
+    if pages_bp is not None:
+        app.register_blueprint(pages_bp)
+    return app
