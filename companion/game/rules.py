@@ -111,6 +111,8 @@ def apply(state: State, action: Action, board: Optional[Board] = None) -> State:
     """The state after `action`; raises RuleError (and changes nothing) when the rules forbid it."""
     board = board or load_board()
     colors = state.setup.colors
+    if not isinstance(action, (Bid, Pass)):
+        raise RuleError("bad_action", detail=f"{action!r} is neither a bid nor a pass")
     if action.player not in colors:
         raise RuleError("unknown_player", player=action.player)
     p = state.seat(action.player)
@@ -128,8 +130,6 @@ def apply(state: State, action: Action, board: Optional[Board] = None) -> State:
         if not state.call:
             raise RuleError("start_cannot_pass", player=action.player)
         return _advance(replace(state, passed=state.passed | {p}), p, board)
-    if not isinstance(action, Bid):
-        raise RuleError("bad_action", detail=f"{action!r} is neither a bid nor a pass")
     _check_bid(state, p, action, board)
     hands = list(state.hands)
     hands[p] = tuple(v for v in hands[p] if v != action.value)
@@ -138,7 +138,7 @@ def apply(state: State, action: Action, board: Optional[Board] = None) -> State:
 
 def _check_bid(state: State, p: int, bid: Bid, board: Board) -> None:
     who, nb, value = bid.player, bid.neighborhood, bid.value
-    hood = board.neighborhoods.get(nb)
+    hood = board.neighborhoods.get(nb) if isinstance(nb, str) else None
     if hood is None:
         raise RuleError("unknown_neighborhood", player=who, neighborhood=nb)
     if hood.district in state.setup.removed_districts:
