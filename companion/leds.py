@@ -1,0 +1,303 @@
+"""One LED per player colour beside the board, so the table sees whose turn it is without a phone."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+import warnings
+
+from .game.state import COLORS
+
+DEFAULT_PINS = "blue=17,red=27,white=22,gray=23"
+PHASES = ("lobby", "playing", "finished")
+PULSE_SECONDS = 0.7  # lobby: a slow, calm blink while players sit down
+NO_GPIO = "No GPIO here (not a Raspberry Pi?): LEDs are off; the game works without them."
+
+
+def parse_pins(text: str) -> dict[str, int]:
+    """Read a pin setting such as "blue=17,red=27" so a typo is named before any pin is touched."""
+    if text is None or not str(text).strip():
+        raise ValueError(f'The LED pin setting is empty; write it like "{DEFAULT_PINS}".')
+    pins: dict[str, int] = {}
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        colour, eq, number = part.partition("=")
+        colour, number = colour.strip().lower(), number.strip()
+        if colour == "grey":
+            colour = "gray"
+        if not eq:
+            raise ValueError(f'"{part}" should be colour=pin, like "blue=17".')
+        if colour not in COLORS:
+            raise ValueError(f'"{colour}" is not a player colour; use blue, red, white or gray.')
+        if colour in pins:
+            raise ValueError(f"{colour} is given a pin twice.")
+        if not number.isdigit() or not 0 <= int(number) <= 27:
+            raise ValueError(f'"{number}" is not a GPIO pin for {colour}; use a BCM number from 0 to 27.')
+        if int(number) in pins.values():
+            raise ValueError(f"GPIO {int(number)} is given to two colours; each LED needs its own pin.")
+        pins[colour] = int(number)
+    if not pins:
+        raise ValueError(f'The LED pin setting is empty; write it like "{DEFAULT_PINS}".')
+    return pins
+
+
+def plan(phase: str, seated: list[str], to_act: str | None, winners: list[str]) -> dict[str, str]:
+    """Say what each colour's LED should show for a game moment, apart from the hardware."""
+    if phase not in PHASES:
+        raise ValueError(f'"{phase}" is not a game phase; use lobby, playing or finished.')
+    named = list(seated) + list(winners) + ([to_act] if to_act is not None else [])
+    for colour in named:
+        if colour not in COLORS:
+            raise ValueError(f'"{colour}" is not a player colour; use blue, red, white or gray.')
+    if phase == "lobby":
+        lit = {c: "pulse" for c in seated}
+    elif phase == "playing":
+        lit = {to_act: "on"} if to_act is not None else {}
+    else:
+        lit = {c: "on" for c in winners}
+    return {c: lit.get(c, "off") for c in COLORS}
+
+
+class Leds:
+    """Drives the LEDs from the game state; a call's winner blinks, then the next player's LED is lit."""
+
+    def __init__(self, pins: dict[str, int], active_high: bool = True, pin_factory=None,
+                 blink_seconds: float = 3.0, pulse_seconds: float = PULSE_SECONDS):
+        from gpiozero import LED
+
+        self.pins = {c: pins[c] for c in COLORS if c in pins}
+        self.active_high = bool(active_high)
+        self.blink_seconds = float(blink_seconds)
+        self.pulse_seconds = float(pulse_seconds)
+        self._lock = threading.RLock()
+        self._leds = {}
+        try:
+            for colour, pin in self.pins.items():
+                self._leds[colour] = LED(pin, active_high=self.active_high, initial_value=False,
+                                         pin_factory=pin_factory)
+        except BaseException:
+            for led in self._leds.values():
+                led.close()
+            raise
+        self._base = {c: "off" for c in COLORS}  # what the game state asks for
+        self._showing = {c: "off" for c in COLORS}  # what the LEDs do right now
+        self._phase = "off"
+        self._effect = None  # (thread, stop event, mode, colour) of a blink or a wiring test
+        self._closed = False
+
+    # the game -> the LEDs
+
+    def show(self, phase: str, seated: list[str], to_act: str | None, winners: list[str],
+             call_winner: str | None = None) -> None:
+        """Follow the game; a call just won makes its winner blink for a moment first."""
+        wanted = plan(phase, seated, to_act, winners)
+        if call_winner is not None and call_winner not in COLORS:
+            raise ValueError(f'"{call_winner}" is not a player colour; use blue, red, white or gray.')
+        with self._lock:
+            if self._closed:
+                return
+            self._base, self._phase = wanted, phase
+            running = self._effect
+            if call_winner is not None and call_winner in self._leds:
+                if running and running[2] == "call" and running[3] == call_winner:
+                    return  # the same call reported twice: keep the blink going, it restores the new state
+                self._start("call", call_winner, lambda stop: self._blink_winner(stop, call_winner))
+                self._only(self._effect[1], call_winner, True, "blink")  # at once, not when the thread runs
+            elif running is None:
+                self._apply(wanted)
+
+    def test_sequence(self, step_seconds: float = 0.5) -> None:
+        """Light each LED in turn so whoever wired them can check colour against pin."""
+        with self._lock:
+            if not self._closed:
+                self._start("test", None, lambda stop: self._walk(stop, step_seconds))
+                self._only(self._effect[1], next(iter(self._leds), None), True)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait for a blink or wiring test to end; True when the LEDs are back to the game state."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                running = self._effect
+            if running is None:
+                return True
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            running[0].join(left)
+
+    def status(self) -> dict:
+        """Report the wiring and what is lit, for GET /api/hardware."""
+        from gpiozero.pins.mock import MockFactory
+
+        with self._lock:
+            factory = next(iter(self._leds.values())).pin_factory if self._leds else None
+            mode = self._effect[2] if self._effect else self._phase
+            return {
+                "gpio": "mock" if isinstance(factory, MockFactory) else "real",
+                "pins": dict(self.pins),
+                "lit": [c for c in COLORS if self._showing[c] != "off"],
+                "mode": mode,
+                "active_high": self.active_high,
+            }
+
+    def close(self) -> None:
+        """Turn everything off and free the pins so another process can use them."""
+        with self._lock:
+            self._closed = True
+            running = self._effect
+            self._stop_effect()
+        if running is not None:
+            running[0].join()
+        with self._lock:
+            for led in self._leds.values():
+                led.close()
+            self._showing = {c: "off" for c in COLORS}
+
+    # inside
+
+    def _apply(self, wanted: dict[str, str]) -> None:
+        """Make the LEDs show a plan; pulsing LEDs restart together so they blink in step."""
+        pulse_before = {c for c, s in self._showing.items() if s == "pulse"}
+        pulse_after = {c for c, s in wanted.items() if s == "pulse" and c in self._leds}
+        for colour, led in self._leds.items():
+            state = wanted.get(colour, "off")
+            if state == "pulse":
+                if pulse_before != pulse_after or self._showing[colour] != "pulse":
+                    led.blink(on_time=self.pulse_seconds, off_time=self.pulse_seconds, background=True)
+            elif state == "on":
+                led.on()
+            else:
+                led.off()
+            self._showing[colour] = state
+
+    def _start(self, mode: str, colour: str | None, work) -> None:
+        """Run a passing effect in its own thread; when it ends the game state comes back."""
+        self._stop_effect()
+        stop = threading.Event()
+        thread = threading.Thread(target=self._run, args=(stop, work), daemon=True,
+                                  name=f"leds-{mode}")
+        self._effect = (thread, stop, mode, colour)
+        thread.start()
+
+    def _stop_effect(self) -> None:
+        if self._effect is not None:
+            self._effect[1].set()
+            self._effect = None
+
+    def _run(self, stop: threading.Event, work) -> None:
+        work(stop)
+        with self._lock:
+            if stop.is_set():
+                return  # someone else took the LEDs over
+            self._effect = None
+            self._apply(self._base)
+
+    def _only(self, stop: threading.Event, colour: str | None, lit: bool, label: str = "on") -> bool:
+        """Show one LED (or none) and nothing else, unless the effect was stopped meanwhile."""
+        with self._lock:
+            if stop.is_set():
+                return False
+            for c, led in self._leds.items():
+                if c == colour and lit:
+                    led.on()
+                else:
+                    led.off()
+                self._showing[c] = label if c == colour else "off"
+            return True
+
+    def _blink_winner(self, stop: threading.Event, colour: str) -> None:
+        """Flash the call's winner at least three times within blink_seconds."""
+        if self.blink_seconds <= 0:
+            return
+        half = min(0.25, self.blink_seconds / 6)
+        for _ in range(max(3, round(self.blink_seconds / (2 * half)))):
+            for lit in (True, False):
+                if not self._only(stop, colour, lit, "blink") or stop.wait(half):
+                    return
+
+    def _walk(self, stop: threading.Event, step_seconds: float) -> None:
+        for colour in self._leds:
+            if not self._only(stop, colour, True) or stop.wait(step_seconds):
+                return
+        self._only(stop, None, False)
+
+
+class NoLeds:
+    """Stands in for the LEDs where there is no GPIO, so the game runs the same without them."""
+
+    def __init__(self, pins: dict[str, int] | None = None, active_high: bool = True, reason: str = NO_GPIO):
+        self.pins = dict(pins or {})
+        self.active_high = bool(active_high)
+        self.reason = reason
+        self._phase = "off"
+
+    def show(self, phase, seated, to_act, winners, call_winner=None) -> None:
+        plan(phase, seated, to_act, winners)  # the same bad input is refused with or without LEDs
+        self._phase = phase
+
+    def test_sequence(self, step_seconds: float = 0.5) -> None:
+        pass
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        return True
+
+    def status(self) -> dict:
+        return {"gpio": "none", "pins": dict(self.pins), "lit": [], "mode": self._phase,
+                "active_high": self.active_high, "reason": self.reason}
+
+    def close(self) -> None:
+        pass
+
+
+def _env_true(value: str | None) -> bool | None:
+    if value is None or not value.strip():
+        return None
+    return value.strip().lower() not in ("0", "off", "no", "false")
+
+
+def make_leds(pins_text: str | None, active_high: bool = True, pin_factory=None, log=print) -> Leds | NoLeds:
+    """Build the LEDs, or a silent stand-in with one sentence saying why the table has none."""
+    if _env_true(os.environ.get("COMPANION_LEDS")) is False:
+        reason = "LEDs are switched off (COMPANION_LEDS=off); the game works without them."
+        log(reason)
+        return NoLeds(None, active_high, reason)
+    try:
+        pins = parse_pins(pins_text if pins_text is not None else DEFAULT_PINS)
+    except ValueError as e:
+        reason = f"{e} LEDs are off; the game works without them."
+        log(reason)
+        return NoLeds(None, active_high, reason)
+    if pin_factory is None:
+        try:
+            pin_factory = _default_factory()
+        except Exception:
+            log(NO_GPIO)
+            return NoLeds(pins, active_high, NO_GPIO)
+    try:
+        return Leds(pins, active_high, pin_factory)
+    except Exception as e:
+        reason = f"Cannot use GPIO pins {pins_text or DEFAULT_PINS} ({e}): LEDs are off; the game works without them."
+        log(reason)
+        return NoLeds(pins, active_high, reason)
+
+
+def _default_factory():
+    """Find gpiozero's pin factory quietly; its fallback warnings mean nothing off a Pi."""
+    from gpiozero import Device
+    from gpiozero.exc import PinFactoryFallback
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PinFactoryFallback)
+        Device.ensure_pin_factory()
+    return Device.pin_factory
+
+
+def leds_from_env(environ=None, pin_factory=None, log=print) -> Leds | NoLeds:
+    """Build the LEDs from COMPANION_LED_PINS and COMPANION_LED_ACTIVE_HIGH, as the service sets them."""
+    environ = os.environ if environ is None else environ
+    active_high = _env_true(environ.get("COMPANION_LED_ACTIVE_HIGH"))
+    return make_leds(environ.get("COMPANION_LED_PINS") or None,
+                     True if active_high is None else active_high, pin_factory, log)

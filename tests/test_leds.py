@@ -1,0 +1,398 @@
+"""The turn LEDs, checked pin by pin on gpiozero's MockFactory (the only fake the project allows)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from gpiozero import LED, Device
+from gpiozero.pins.mock import MockFactory
+
+from companion import leds as leds_mod
+from companion.leds import DEFAULT_PINS, Leds, NoLeds, leds_from_env, make_leds, parse_pins, plan
+
+PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
+
+
+@pytest.fixture
+def factory():
+    f = MockFactory()
+    yield f
+    f.close()
+
+
+@pytest.fixture
+def board(factory):
+    """Four LEDs with short timings so blinking can be watched in a test."""
+    leds = Leds(PINS, pin_factory=factory, blink_seconds=0.4, pulse_seconds=0.05)
+    yield leds
+    leds.close()
+
+
+def lit(factory, active_high=True):
+    """Which colours' pins are driven to 'LED on' right now."""
+    return [c for c, p in PINS.items() if factory.pin(p).state == active_high]
+
+
+def samples(factory, seconds, every=0.005):
+    """Watch the four pins for a while; returns the list of lit-colour tuples seen."""
+    seen, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        seen.append(tuple(lit(factory)))
+        time.sleep(every)
+    return seen
+
+
+def changes(factory, colour):
+    """How many times a pin changed level since its states were last cleared."""
+    return len(factory.pin(PINS[colour]).states) - 1
+
+
+# parse_pins
+
+def test_default_pins_parse_to_the_four_player_colours():
+    assert parse_pins(DEFAULT_PINS) == {"blue": 17, "red": 27, "white": 22, "gray": 23}
+
+
+def test_pins_accept_spaces_case_and_grey():
+    assert parse_pins(" Blue = 5 , GREY=6 ") == {"blue": 5, "gray": 6}
+
+
+@pytest.mark.parametrize("text, words", [
+    ("", ["empty", DEFAULT_PINS]),
+    (" , ", ["empty"]),
+    ("blue17", ['"blue17"', "colour=pin"]),
+    ("green=5", ['"green"', "blue, red, white or gray"]),
+    ("blue=17,blue=18", ["blue", "twice"]),
+    ("blue=x", ['"x"', "blue", "0 to 27"]),
+    ("red=28", ['"28"', "red", "0 to 27"]),
+    ("red=-1", ['"-1"', "red"]),
+    ("blue=17,red=17", ["GPIO 17", "two colours"]),
+])
+def test_bad_pin_settings_are_refused_with_a_sentence(text, words):
+    with pytest.raises(ValueError) as e:
+        parse_pins(text)
+    message = str(e.value)
+    assert message.endswith("."), message
+    for word in words:
+        assert word in message
+
+
+# plan
+
+def test_plan_lobby_pulses_only_seated_players():
+    assert plan("lobby", ["red", "gray"], None, []) == {
+        "blue": "off", "red": "pulse", "white": "off", "gray": "pulse"}
+
+
+def test_plan_playing_lights_exactly_the_player_to_act():
+    assert plan("playing", ["blue", "red", "white"], "white", []) == {
+        "blue": "off", "red": "off", "white": "on", "gray": "off"}
+
+
+def test_plan_finished_holds_every_winner_on_a_tie():
+    assert plan("finished", ["blue", "red", "white"], None, ["blue", "white"]) == {
+        "blue": "on", "red": "off", "white": "on", "gray": "off"}
+
+
+@pytest.mark.parametrize("args", [
+    ("setup", [], None, []),
+    ("playing", ["pink"], None, []),
+    ("playing", ["blue"], "pink", []),
+    ("finished", ["blue"], None, ["pink"]),
+])
+def test_plan_refuses_unknown_phases_and_colours(args):
+    with pytest.raises(ValueError, match=r"is not a (game phase|player colour)"):
+        plan(*args)
+
+
+# Leds on mock pins
+
+def test_lobby_blinks_seated_players_and_leaves_the_others_dark(board, factory):
+    board.show("lobby", ["blue", "white"], None, [])
+    seen = samples(factory, 0.4)
+    assert any("blue" in s for s in seen) and any("blue" not in s for s in seen)
+    assert any("white" in s for s in seen) and any("white" not in s for s in seen)
+    assert all("red" not in s and "gray" not in s for s in seen)
+    assert changes(factory, "red") == 0 and changes(factory, "gray") == 0
+    assert board.status()["lit"] == ["blue", "white"]
+    assert board.status()["mode"] == "lobby"
+
+
+def test_lobby_seated_players_blink_in_step(board, factory):
+    board.show("lobby", ["blue"], None, [])
+    time.sleep(0.03)
+    board.show("lobby", ["blue", "red"], None, [])  # red sits down: both restart together
+    seen = samples(factory, 0.3)
+    together = sum(1 for s in seen if ("blue" in s) == ("red" in s))
+    assert together >= 0.95 * len(seen), seen
+    assert ("blue", "red") in seen and () in seen
+
+
+def test_playing_lights_exactly_the_player_to_act_and_follows_the_turn(board, factory):
+    seated = ["blue", "red", "white", "gray"]
+    for to_act in seated + ["blue"]:
+        board.show("playing", seated, to_act, [])
+        assert lit(factory) == [to_act]
+        assert board.status()["lit"] == [to_act]
+    assert set(samples(factory, 0.1)) == {("blue",)}
+
+
+def test_call_winner_blinks_then_the_player_to_act_is_restored_unprompted(board, factory):
+    seated = ["blue", "red", "white"]
+    board.show("playing", seated, "blue", [])
+    factory.pin(PINS["red"]).clear_states()
+    started = time.monotonic()
+    # "Red must start a new call in an empty neighborhood of his choice" (rulebook, after red wins a call)
+    board.show("playing", seated, "red", [], call_winner="red")
+    during = board.status()
+    assert during["mode"] == "call" and during["lit"] == ["red"]
+    seen = samples(factory, 0.25)
+    assert set(seen) == {("red",), ()}, "only the winner may light while it blinks"
+    assert board.wait_idle(2)
+    elapsed = time.monotonic() - started
+    assert 0.35 <= elapsed < 1.5
+    red_levels = [s.state for s in factory.pin(PINS["red"]).states]
+    assert red_levels.count(True) >= 3 + 1, red_levels  # three flashes at least, then steady on
+    assert red_levels[-1] is True
+    assert lit(factory) == ["red"]
+    assert board.status()["mode"] == "playing"
+    assert set(samples(factory, 0.1)) == {("red",)}
+
+
+def test_after_a_blink_the_latest_state_is_restored_not_the_one_at_the_call(board, factory):
+    seated = ["blue", "red", "white"]
+    board.show("playing", seated, "white", [], call_winner="white")
+    board.show("playing", seated, "blue", [])  # a later update while white still blinks
+    assert board.status()["mode"] == "call", "an ordinary update must not cut the blink short"
+    assert board.wait_idle(2)
+    assert lit(factory) == ["blue"]
+
+
+def test_the_same_call_reported_twice_does_not_restart_the_blink(board, factory):
+    seated = ["blue", "red"]
+
+    def red_flashes(reports):
+        board.show("playing", seated, "blue", [])
+        factory.pin(PINS["red"]).clear_states()
+        for _ in range(reports):
+            board.show("playing", seated, "red", [], call_winner="red")
+            time.sleep(0.15)
+        assert board.wait_idle(2)
+        return [s.state for s in factory.pin(PINS["red"]).states].count(True)
+
+    once = red_flashes(1)
+    assert once >= 3 + 1  # at least three flashes, then steady on for red to start the next call
+    assert red_flashes(2) == once
+
+
+def test_a_new_call_winner_takes_over_a_running_blink(board, factory):
+    seated = ["blue", "red", "gray"]
+    board.show("playing", seated, "red", [], call_winner="red")
+    time.sleep(0.1)
+    board.show("playing", seated, "gray", [], call_winner="gray")
+    seen = samples(factory, 0.2)
+    assert set(seen) <= {("gray",), ()} and ("gray",) in seen
+    assert board.wait_idle(2)
+    assert lit(factory) == ["gray"]
+
+
+def test_last_call_blinks_then_winners_stay_lit(board, factory):
+    board.show("playing", ["blue", "red", "white"], "red", [])
+    board.show("finished", ["blue", "red", "white"], None, ["blue", "white"], call_winner="red")
+    assert board.wait_idle(2)
+    for p in PINS.values():
+        factory.pin(p).clear_states()
+    time.sleep(0.3)
+    assert lit(factory) == ["blue", "white"]
+    assert all(changes(factory, c) == 0 for c in PINS), "winners are held steady, not blinking"
+    assert board.status()["lit"] == ["blue", "white"]
+    assert board.status()["mode"] == "finished"
+
+
+def test_active_low_wiring_inverts_every_pin(factory):
+    leds = Leds(PINS, active_high=False, pin_factory=factory, blink_seconds=0.2)
+    try:
+        assert [factory.pin(p).state for p in PINS.values()] == [True] * 4, "all dark = all high"
+        leds.show("playing", ["blue", "red"], "red", [])
+        assert lit(factory, active_high=False) == ["red"]
+        assert factory.pin(PINS["red"]).state is False and factory.pin(PINS["blue"]).state is True
+        leds.show("playing", ["blue", "red"], "blue", [], call_winner="blue")
+        assert leds.wait_idle(2)
+        assert lit(factory, active_high=False) == ["blue"]
+        assert leds.status()["active_high"] is False
+    finally:
+        leds.close()
+
+
+def test_status_reports_mock_gpio_pins_and_lit(board, factory):
+    board.show("playing", ["blue", "red"], "red", [])
+    assert board.status() == {"gpio": "mock", "pins": PINS, "lit": ["red"], "mode": "playing",
+                              "active_high": True}
+
+
+def test_wiring_test_lights_each_led_in_turn_then_restores(board, factory):
+    board.show("playing", ["blue", "red"], "red", [])
+    board.test_sequence(step_seconds=0.06)
+    assert board.status()["mode"] == "test"
+    seen = samples(factory, 0.35)
+    assert all(len(s) <= 1 for s in seen)
+    order = [s[0] for i, s in enumerate(seen) if s and (i == 0 or seen[i - 1] != s)]
+    assert order[:4] == ["blue", "red", "white", "gray"] or order[1:5] == ["blue", "red", "white", "gray"]
+    assert board.wait_idle(2)
+    assert lit(factory) == ["red"]
+
+
+def test_show_during_wiring_test_is_what_comes_back(board, factory):
+    board.test_sequence(step_seconds=0.05)
+    board.show("finished", ["blue", "red"], None, ["red"])
+    assert board.wait_idle(2)
+    assert lit(factory) == ["red"]
+
+
+def test_close_switches_off_and_frees_the_pins(factory):
+    leds = Leds(PINS, pin_factory=factory, blink_seconds=5)
+    leds.show("playing", ["blue", "red"], "blue", [], call_winner="blue")
+    started = time.monotonic()
+    leds.close()
+    assert time.monotonic() - started < 1, "close must not wait for the blink to finish"
+    again = LED(PINS["blue"], pin_factory=factory)  # would raise GPIOPinInUse if still held
+    again.close()
+    leds.show("playing", ["blue"], "blue", [])  # after close: ignored, no error
+
+
+def test_show_refuses_bad_input_and_changes_nothing(board, factory):
+    board.show("playing", ["blue", "red"], "red", [])
+    with pytest.raises(ValueError):
+        board.show("playing", ["blue", "red"], "purple", [])
+    with pytest.raises(ValueError):
+        board.show("playing", ["blue", "red"], "red", [], call_winner="purple")
+    assert lit(factory) == ["red"] and board.status()["mode"] == "playing"
+
+
+def test_shows_from_many_threads_end_in_the_last_state(board, factory):
+    seated = ["blue", "red", "white", "gray"]
+
+    def hammer(colour):
+        for _ in range(50):
+            board.show("playing", seated, colour, [], call_winner=colour)
+
+    threads = [threading.Thread(target=hammer, args=(c,)) for c in seated]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    board.show("playing", seated, "white", [])
+    assert board.wait_idle(3)
+    assert lit(factory) == ["white"]
+
+
+def test_only_wired_colours_get_pins(factory):
+    leds = Leds({"red": 5, "gray": 6}, pin_factory=factory, blink_seconds=0.1)
+    try:
+        leds.show("playing", ["blue", "red"], "blue", [], call_winner="blue")  # blue has no LED
+        assert leds.wait_idle(1)
+        assert factory.pin(5).state is False and factory.pin(6).state is False
+        leds.show("playing", ["blue", "red"], "red", [])
+        assert factory.pin(5).state is True
+        assert leds.status()["pins"] == {"red": 5, "gray": 6}
+    finally:
+        leds.close()
+
+
+# make_leds and the fallback
+
+def test_make_leds_with_a_pin_factory_builds_real_leds(factory):
+    said = []
+    leds = make_leds("blue=5,red=6", pin_factory=factory, log=said.append)
+    try:
+        assert isinstance(leds, Leds) and said == []
+        leds.show("playing", ["blue", "red"], "red", [])
+        assert factory.pin(6).state is True and factory.pin(5).state is False
+    finally:
+        leds.close()
+
+
+def _no_default_factory(monkeypatch):
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.delenv("COMPANION_LEDS", raising=False)
+
+
+def test_no_gpio_falls_back_and_says_so_once(monkeypatch):
+    _no_default_factory(monkeypatch)
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    try:
+        import lgpio  # noqa: F401
+        pytest.skip("this machine has lgpio, so it may really have GPIO")
+    except ImportError:
+        pass
+    said = []
+    leds = make_leds(None, log=said.append)
+    if isinstance(leds, Leds):
+        leds.close()
+        pytest.skip("gpiozero found a working pin factory here (a Raspberry Pi?)")
+    assert isinstance(leds, NoLeds)
+    leds.show("lobby", ["blue"], None, [])
+    leds.show("playing", ["blue"], "blue", [], call_winner="blue")
+    leds.test_sequence()
+    assert leds.wait_idle(0)
+    leds.close()
+    assert said == ["No GPIO here (not a Raspberry Pi?): LEDs are off; the game works without them."]
+    status = leds.status()
+    assert status["gpio"] == "none" and status["lit"] == [] and status["pins"] == PINS
+
+
+def test_an_unknown_pin_factory_falls_back_too(monkeypatch):
+    _no_default_factory(monkeypatch)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-factory")
+    said = []
+    leds = make_leds(DEFAULT_PINS, log=said.append)
+    assert isinstance(leds, NoLeds) and said == [leds_mod.NO_GPIO]
+
+
+def test_no_leds_still_refuses_bad_input(monkeypatch):
+    leds = NoLeds(PINS)
+    with pytest.raises(ValueError):
+        leds.show("setup", [], None, [])
+
+
+def test_companion_leds_off_disables_them_without_touching_pins(monkeypatch, factory):
+    monkeypatch.setenv("COMPANION_LEDS", "off")
+    said = []
+    leds = make_leds(DEFAULT_PINS, pin_factory=factory, log=said.append)
+    assert isinstance(leds, NoLeds)
+    assert len(said) == 1 and "COMPANION_LEDS=off" in said[0]
+    assert factory.pins == {}, "no pin was claimed"
+
+
+def test_a_bad_pin_setting_turns_leds_off_with_its_sentence(factory):
+    said = []
+    leds = make_leds("blue=17,green=5", pin_factory=factory, log=said.append)
+    assert isinstance(leds, NoLeds)
+    assert said == ['"green" is not a player colour; use blue, red, white or gray. '
+                    "LEDs are off; the game works without them."]
+    assert leds.status()["reason"] == said[0]
+
+
+def test_a_pin_already_in_use_turns_leds_off_and_releases_the_others(factory):
+    busy = LED(22, pin_factory=factory)
+    said = []
+    try:
+        leds = make_leds(DEFAULT_PINS, pin_factory=factory, log=said.append)
+        assert isinstance(leds, NoLeds) and len(said) == 1
+        assert said[0].startswith(f"Cannot use GPIO pins {DEFAULT_PINS}")
+        LED(17, pin_factory=factory).close()  # blue was built before white failed: freed again
+    finally:
+        busy.close()
+
+
+def test_leds_from_env_reads_pins_and_active_low(monkeypatch, factory):
+    env = {"COMPANION_LED_PINS": "white=5", "COMPANION_LED_ACTIVE_HIGH": "0"}
+    monkeypatch.delenv("COMPANION_LEDS", raising=False)
+    leds = leds_from_env(env, pin_factory=factory, log=pytest.fail)
+    try:
+        assert leds.status()["pins"] == {"white": 5} and leds.status()["active_high"] is False
+        leds.show("playing", ["white"], "white", [])
+        assert factory.pin(5).state is False  # active low: lit means the pin is pulled low
+    finally:
+        leds.close()
