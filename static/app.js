@@ -1,0 +1,318 @@
+/* Shared by every page: strings, the JSON API, the SVG map, the live socket, players and the end-of-game tally. */
+"use strict";
+var M = (function () {
+  var S = JSON.parse(document.getElementById("strings").textContent);
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var INK = { blue: "#fff", red: "#fff", white: "#111", gray: "#fff" };
+
+  function fill(text, params) {
+    return text.replace(/\{(\w+)\}/g, function (m, k) {
+      return params && params[k] !== undefined ? params[k] : m;
+    });
+  }
+  function tr(key, params) { return fill(S.ui[key] || key, params); }
+  function term(w) { return S.terms[w] || w; }
+  function cap(s) { s = String(s); return s.charAt(0).toUpperCase() + s.slice(1); }
+  function letter(color) { return S.ui["letter_" + color] || color.charAt(0).toUpperCase(); }
+  function $(id) { return document.getElementById(id); }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+  function chip(color) { return el("span", "chip c-" + color, letter(color)); }
+  function who(view, color) {
+    var p = (view.players || []).filter(function (q) { return q.color === color; })[0];
+    var name = cap(term(color));
+    return p && p.name ? p.name + " (" + name + ")" : name;
+  }
+  function show(node, on) { if (node) node.hidden = !on; }
+
+  /* The JSON API: always JSON, same origin, so the server's Origin check passes. */
+  function api(method, path, body) {
+    var opts = { method: method, credentials: "same-origin", headers: { "Accept": "application/json" } };
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    return fetch(path, opts).then(function (r) {
+      return r.text().then(function (t) {
+        var data = null;
+        try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
+        return { ok: r.ok, status: r.status, data: data };
+      });
+    }, function () { return { ok: false, status: 0, data: { error: tr("network_error") } }; });
+  }
+  function errorOf(res) { return (res.data && res.data.error) || tr("network_error"); }
+
+  /* The map: paints tokens, buildings, bids and removed districts onto the server-drawn SVG. */
+  function Map(svg) {
+    this.svg = svg;
+    this.hoods = {};
+    var gs = svg.querySelectorAll(".nb");
+    for (var i = 0; i < gs.length; i++) {
+      var g = gs[i];
+      this.hoods[g.getAttribute("data-nb")] = {
+        g: g, x: +g.getAttribute("data-x"), y: +g.getAttribute("data-y"),
+        slot: g.querySelector(".slot"), district: g.getAttribute("class").split("d-")[1]
+      };
+    }
+  }
+  Map.prototype.paint = function (view) {
+    var removed = view.removed_districts || [];
+    var lands = this.svg.querySelectorAll(".land");
+    for (var i = 0; i < lands.length; i++) {
+      var d = lands[i].getAttribute("class").split("d-")[1];
+      lands[i].classList.toggle("off", removed.indexOf(d) >= 0);
+    }
+    var bids = {};
+    (view.call || []).forEach(function (b, i, all) { bids[b.neighborhood] = { b: b, last: i === all.length - 1 }; });
+    for (var nb in this.hoods) {
+      var h = this.hoods[nb];
+      h.g.classList.toggle("off", removed.indexOf(h.district) >= 0);
+      var parts = [];
+      var tok = (view.tokens || {})[nb];
+      if (tok) parts.push(useTag("t-" + tok, h.x + 12, h.y - 48, 36));
+      var built = (view.built || {})[nb];
+      if (built) parts.push(building(built.color, built.value, h.x, h.y));
+      else if (bids[nb]) parts.push(bidPiece(bids[nb].b.color, bids[nb].b.value, h.x, h.y, bids[nb].last));
+      h.slot.innerHTML = parts.join("");
+    }
+  };
+  Map.prototype.mark = function (legal, selected) {
+    this.svg.classList.toggle("choosing", !!legal);
+    for (var nb in this.hoods) {
+      this.hoods[nb].g.classList.toggle("legal", !!legal && legal.hasOwnProperty(nb));
+      this.hoods[nb].g.classList.toggle("picked", nb === selected);
+    }
+  };
+  Map.prototype.onTap = function (cb) {
+    var self = this;
+    this.svg.addEventListener("click", function (ev) {
+      var g = ev.target.closest ? ev.target.closest(".nb") : null;
+      if (g) cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]);
+    });
+  };
+  function useTag(id, x, y, size) {
+    return '<use href="#' + id + '" x="' + x + '" y="' + y + '" width="' + size + '" height="' + size + '"/>';
+  }
+  function building(color, value, x, y) {
+    return '<g class="piece built c-' + color + '"><path d="M' + (x - 27) + ' ' + (y + 24) + 'v-30l27-20 27 20v30z"/>' +
+      '<text x="' + x + '" y="' + (y + 12) + '" fill="' + INK[color] + '" class="pl">' + letter(color) + '</text>' +
+      '<text x="' + (x + 19) + '" y="' + (y + 19) + '" fill="' + INK[color] + '" class="pv">' + value + '</text></g>';
+  }
+  function bidPiece(color, value, x, y, last) {
+    return '<g class="piece bid c-' + color + (last ? ' last' : '') + '"><rect x="' + (x - 26) + '" y="' + (y - 26) +
+      '" width="52" height="52" rx="8"/><text x="' + x + '" y="' + (y + 13) + '" fill="' + INK[color] +
+      '" class="bv">' + value + '</text><text x="' + (x - 19) + '" y="' + (y - 12) + '" fill="' + INK[color] +
+      '" class="bl">' + letter(color) + '</text></g>';
+  }
+
+  /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
+  function live(gameId, onView, onState) {
+    var ws = null, seq = -1, delay = 500, timer = null, alive = false, closedByUs = false;
+    function setAlive(on) { alive = on; onState(on); }
+    function open() {
+      clearTimeout(timer);
+      if (ws && (ws.readyState === 0 || ws.readyState === 1)) return;
+      var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
+        "/api/games/" + encodeURIComponent(gameId) + "/live" + (seq >= 0 ? "?since=" + seq : "");
+      try { ws = new WebSocket(url); } catch (e) { retry(); return; }
+      ws.onopen = function () { delay = 500; };
+      ws.onmessage = function (ev) {
+        var view;
+        try { view = JSON.parse(ev.data); } catch (e) { return; }
+        if (!view || typeof view !== "object") return;
+        if (typeof view.seq === "number") seq = view.seq;
+        setAlive(true);
+        onView(view);
+      };
+      ws.onclose = function () { ws = null; setAlive(false); if (!closedByUs) retry(); };
+      ws.onerror = function () { try { ws.close(); } catch (e) { /* closing anyway */ } };
+    }
+    function retry() {
+      clearTimeout(timer);
+      timer = setTimeout(open, delay);
+      delay = Math.min(delay * 2, 8000);
+    }
+    function wake() {
+      if (document.visibilityState === "hidden") return;
+      if (!ws || ws.readyState > 1) { delay = 500; open(); }
+    }
+    document.addEventListener("visibilitychange", wake);
+    window.addEventListener("pageshow", function (ev) {
+      if (ev.persisted) { setAlive(false); if (ws) { try { ws.close(); } catch (e) { /* reopen */ } } delay = 500; open(); }
+    });
+    window.addEventListener("online", wake);
+    open();
+    return {
+      get alive() { return alive; },
+      reopen: function () { if (ws) { try { ws.close(); } catch (e) { /* reopen */ } } else { open(); } },
+      stop: function () { closedByUs = true; clearTimeout(timer); if (ws) ws.close(); }
+    };
+  }
+
+  /* Status line: whose turn. */
+  function status(node, view) {
+    node.className = "status";
+    node.textContent = "";
+    if (view.phase === "lobby") { node.textContent = tr("lobby"); return; }
+    if (view.phase === "finished") { node.textContent = tr("game_over"); node.classList.add("over"); return; }
+    if (!view.to_act) return;
+    var mine = view.you && view.you.color === view.to_act;
+    node.appendChild(chip(view.to_act));
+    node.appendChild(document.createTextNode(" " + (mine ? tr("your_turn") : tr("to_act", { player: who(view, view.to_act) }))));
+    node.classList.add(mine ? "mine" : "theirs");
+  }
+
+  /* The current call, who can still outbid, and what the last call did. */
+  function callPanel(view) {
+    var ul = $("call");
+    ul.textContent = "";
+    (view.call || []).forEach(function (b) {
+      var li = el("li");
+      li.appendChild(chip(b.color));
+      li.appendChild(document.createTextNode(" " + tr("bid_line", { player: who(view, b.color), value: b.value, nb: b.neighborhood })));
+      ul.appendChild(li);
+    });
+    if (!(view.call || []).length) ul.appendChild(el("li", "hint", tr("no_bids")));
+    var out = $("outbid");
+    if (view.phase === "playing" && (view.call || []).length) {
+      var names = (view.could_outbid || []).map(function (c) { return who(view, c); });
+      out.textContent = tr("can_outbid", { players: names.length ? names.join(", ") : tr("nobody") });
+    } else out.textContent = "";
+    var lc = $("lastcall");
+    lc.textContent = "";
+    var c = view.last_call;
+    if (c) {
+      lc.appendChild(el("p", "", tr("last_call", { player: who(view, c.color), value: c.value, nb: c.neighborhood })));
+      if (c.token) lc.appendChild(el("p", "", tr("took_token", { player: who(view, c.color), token: term(c.token) })));
+      if (c.subway_card) lc.appendChild(el("p", "", tr("card_to", { card: term("subway"), player: who(view, c.subway_card) })));
+      if (c.archaeological_card) lc.appendChild(el("p", "", tr("card_to", { card: term("archaeological"), player: who(view, c.archaeological_card) })));
+    }
+  }
+
+  /* One line per player: colour, name, buildings in hand and built, tokens, special cards. */
+  function playersPanel(node, view) {
+    node.textContent = "";
+    var tbl = el("table", "ptable");
+    var head = el("tr");
+    ["", "", tr("in_hand"), tr("built_count"), tr("tokens"), tr("cards")].forEach(function (h) { head.appendChild(el("th", "", h)); });
+    tbl.appendChild(head);
+    (view.players || []).forEach(function (p) {
+      var tr_ = el("tr", p.color === view.to_act ? "acting" : "");
+      var td = el("td"); td.appendChild(chip(p.color)); tr_.appendChild(td);
+      tr_.appendChild(el("td", "pname", (p.name || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : "")));
+      tr_.appendChild(el("td", "vals", (p.values || []).join(" ")));
+      tr_.appendChild(el("td", "num", p.buildings || 0));
+      var tk = el("td", "toks"), t = p.tokens || {};
+      ["trendy", "subway", "archaeological"].forEach(function (k) {
+        if (t[k]) tk.insertAdjacentHTML("beforeend", '<svg class="ti" viewBox="0 0 20 20"><use href="#t-' + k + '"/></svg>' + t[k] + " ");
+      });
+      tr_.appendChild(tk);
+      var cd = el("td", "cardsheld");
+      if (view.subway_card === p.color) cd.appendChild(el("span", "tag sub", tr("card_subway")));
+      if (view.archaeological_card === p.color) cd.appendChild(el("span", "tag arch", tr("card_archaeological")));
+      tr_.appendChild(cd);
+      tbl.appendChild(tr_);
+    });
+    node.appendChild(tbl);
+  }
+
+  function cardMeaning(mode, area, neighborhood) {
+    var out = [];
+    if (area) out.push({ title: tr("area_card") + ": " + term(area), text: tr("area_" + mode + "_" + area) });
+    if (neighborhood) out.push({ title: tr("neighborhood_card") + ": " + cap(term(neighborhood)), text: tr("neighborhood_meaning", { kind: term(neighborhood) }) });
+    return out;
+  }
+
+  /* The end: revealed cards, a line per scoring rule, the winner and the tie-break used. */
+  function endPanel(node, view, gameId) {
+    node.textContent = "";
+    var sc = view.scores;
+    if (!sc) return;
+    node.appendChild(el("h2", "", tr("game_over")));
+    var names = (sc.winners || []).map(function (c) { return who(view, c); }).join(", ");
+    node.appendChild(el("p", "winner", tr(sc.winners && sc.winners.length > 1 ? "winners_shared" : "winner", { players: names })));
+    node.appendChild(el("p", "hint", tr("tiebreak_" + (view.tiebreak || "points"))));
+    var colors = (view.players || []).map(function (p) { return p.color; });
+    var tbl = el("table", "scores");
+    var head = el("tr");
+    head.appendChild(el("th"));
+    colors.forEach(function (c) { var th = el("th"); th.appendChild(chip(c)); th.appendChild(el("div", "small", who(view, c))); head.appendChild(th); });
+    tbl.appendChild(head);
+    var rows = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area"];
+    if (view.mode === "expert") rows.push("neighborhood", "highest");
+    rows.forEach(function (key) {
+      var r = el("tr");
+      r.appendChild(el("th", "rowh", tr("row_" + key)));
+      colors.forEach(function (c) {
+        var p = sc.players[c] || { breakdown: {} };
+        var v = p.breakdown[key] || 0;
+        var td = el("td", "num" + (v < 0 ? " neg" : ""), (v > 0 ? "+" : "") + v);
+        var note = detailNote(view, c, key);
+        if (note) td.appendChild(el("div", "small", note));
+        r.appendChild(td);
+      });
+      tbl.appendChild(r);
+    });
+    [["total", function (p) { return p.total; }], ["buildings", function (p) { return p.buildings; }]].forEach(function (row) {
+      var r = el("tr", "tot");
+      r.appendChild(el("th", "rowh", tr("row_" + row[0])));
+      colors.forEach(function (c) { r.appendChild(el("td", "num" + ((sc.winners || []).indexOf(c) >= 0 && row[0] === "total" ? " win" : ""), row[1](sc.players[c] || {}))); });
+      tbl.appendChild(r);
+    });
+    var wrap = el("div", "scroll"); wrap.appendChild(tbl); node.appendChild(wrap);
+    var rev = view.revealed || {};
+    node.appendChild(el("h3", "", tr("revealed")));
+    colors.forEach(function (c) {
+      var cards = rev[c] || {};
+      var div = el("div", "reveal");
+      div.appendChild(chip(c));
+      div.appendChild(el("b", "", " " + who(view, c)));
+      cardMeaning(view.mode, cards.area, cards.neighborhood).forEach(function (m) {
+        div.appendChild(el("p", "", m.title + " — " + m.text));
+      });
+      node.appendChild(div);
+    });
+    var a = el("a", "btn big", tr("download"));
+    a.href = "/api/games/" + encodeURIComponent(gameId) + "/record";
+    a.setAttribute("download", "metropolys-" + gameId + ".json");
+    node.appendChild(a);
+  }
+  function detailNote(view, color, key) {
+    var d = (view.details || {})[color];
+    if (!d) return "";
+    if (key === "area") {
+      if (d.area_buildings && d.area_buildings.length) return tr("detail_area_buildings", { nbs: d.area_buildings.join(", ") });
+      if (d.area_groups) return tr("detail_area_groups", { n: d.area_groups });
+    }
+    if (key === "highest" && d.highest_districts && d.highest_districts.length)
+      return tr("detail_highest", { districts: d.highest_districts.map(term).join(", ") });
+    if (key === "neighborhood" && d.neighborhood_buildings && d.neighborhood_buildings.length) {
+      var card = ((view.revealed || {})[color] || {}).neighborhood;
+      return tr("detail_kind_buildings", { kind: term(card || ""), nbs: d.neighborhood_buildings.join(", ") });
+    }
+    return "";
+  }
+
+  function connBadge(on) {
+    var c = $("conn");
+    if (!c) return;
+    c.className = "conn " + (on ? "on" : "off");
+    c.textContent = on ? "●" : tr("reconnecting");
+  }
+
+  /* Language switcher: a cookie the server reads, then the page again in that language. */
+  document.addEventListener("click", function (ev) {
+    var b = ev.target.closest ? ev.target.closest("[data-lang]") : null;
+    if (!b) return;
+    document.cookie = "lang=" + b.getAttribute("data-lang") + "; path=/; max-age=31536000; samesite=lax";
+    location.reload();
+  });
+
+  return { S: S, tr: tr, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
+    api: api, errorOf: errorOf, Map: Map, live: live, status: status, callPanel: callPanel,
+    playersPanel: playersPanel, endPanel: endPanel, cardMeaning: cardMeaning, connBadge: connBadge };
+})();

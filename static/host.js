@@ -1,0 +1,142 @@
+/* The host's setup: seats in order, districts out, tokens random or laid by hand, then create the game. */
+"use strict";
+(function () {
+  var $ = M.$, tr = M.tr, term = M.term;
+  var R = JSON.parse($("rules").textContent);
+  var map = new M.Map($("map"));
+  var tokens = {};
+  var saved = [];
+  var CYCLE = [null].concat(R.token_kinds);
+
+  function checked(name) {
+    return Array.prototype.slice.call(document.querySelectorAll("input[name=" + name + "]:checked")).map(function (i) { return i.value; });
+  }
+  function radio(name) { var r = document.querySelector("input[name=" + name + "]:checked"); return r ? r.value : null; }
+  function players() {
+    return Array.prototype.slice.call(document.querySelectorAll("#seats .seat-row")).filter(function (li) {
+      return li.querySelector("input").checked;
+    }).map(function (li) { return li.getAttribute("data-color"); });
+  }
+  function adjacent(a, b) {
+    return R.pairs.some(function (p) { return (p[0] === a && p[1] === b) || (p[0] === b && p[1] === a); });
+  }
+
+  function removedBoxes() {
+    var n = players().length, need = Math.max(0, 4 - n);
+    $("removed-hint").textContent = n >= 2 && n <= 4 ? tr("removed_" + n) : "";
+    var boxes = document.querySelectorAll("#removed input");
+    var on = checked("removed");
+    while (on.length > need) {
+      var drop = on.pop();
+      document.querySelector("#removed input[value=" + drop + "]").checked = false;
+    }
+    for (var i = 0; i < boxes.length; i++) {
+      var b = boxes[i];
+      var ok = b.checked || (on.length < need && (need !== 2 || on.length === 0 || adjacent(on[0], b.value)));
+      b.disabled = !ok;
+      b.parentNode.classList.toggle("disabled", !ok);
+    }
+  }
+
+  function inPlay(nb) {
+    var removed = checked("removed");
+    for (var d in R.districts) if (R.districts[d].indexOf(nb) >= 0) return removed.indexOf(d) < 0;
+    return false;
+  }
+  function districtOf(nb) { for (var d in R.districts) if (R.districts[d].indexOf(nb) >= 0) return d; return null; }
+
+  function counts() {
+    var n = players().length, removed = checked("removed");
+    var box = $("counts");
+    box.textContent = "";
+    for (var nb in tokens) if (!inPlay(nb)) delete tokens[nb];
+    map.paint({ tokens: tokens, removed_districts: removed });
+    if (n < 2 || n > 4) return false;
+    var need = R.token_counts[String(n)], perKind = {}, perDistrict = {}, good = true;
+    for (nb in tokens) {
+      perKind[tokens[nb]] = (perKind[tokens[nb]] || 0) + 1;
+      var d = districtOf(nb);
+      perDistrict[d] = (perDistrict[d] || 0) + 1;
+    }
+    var lines = R.token_kinds.map(function (k) { return [term(k), perKind[k] || 0, need[k]]; });
+    [R.center].concat(R.peripheral).forEach(function (d) {
+      if (removed.indexOf(d) < 0) lines.push([M.cap(term(d)), perDistrict[d] || 0, R.district_tokens[d]]);
+    });
+    lines.forEach(function (l) {
+      var ok = l[1] === l[2];
+      good = good && ok;
+      box.appendChild(M.el("span", "count " + (ok ? "ok" : "bad"), tr("count_of", { what: l[0], got: l[1], need: l[2] })));
+    });
+    box.appendChild(M.el("p", good ? "good" : "bad", tr(good ? "layout_ok" : "layout_bad")));
+    return good;
+  }
+
+  function refresh() {
+    removedBoxes();
+    M.show($("hand"), radio("layout") === "hand");
+    counts();
+  }
+
+  map.onTap(function (nb) {
+    if (radio("layout") !== "hand" || R.blind.indexOf(nb) >= 0 || !inPlay(nb)) return;
+    var next = CYCLE[(CYCLE.indexOf(tokens[nb] || null) + 1) % CYCLE.length];
+    if (next) tokens[nb] = next; else delete tokens[nb];
+    counts();
+  });
+
+  $("seats").addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-move]");
+    if (!b) return;
+    var li = b.closest("li"), step = +b.getAttribute("data-move");
+    if (step < 0 && li.previousElementSibling) li.parentNode.insertBefore(li, li.previousElementSibling);
+    if (step > 0 && li.nextElementSibling) li.parentNode.insertBefore(li.nextElementSibling, li);
+  });
+  $("setup").addEventListener("change", refresh);
+  $("clear").onclick = function () { tokens = {}; counts(); };
+
+  function loadSaved() {
+    M.api("GET", "/api/layouts").then(function (res) {
+      if (!res.ok) return;
+      var d = res.data;
+      saved = Array.isArray(d) ? d : Array.isArray(d && d.layouts) ? d.layouts :
+        Object.keys(d || {}).map(function (k) { return { name: k, tokens: d[k] }; });
+      var sel = $("saved");
+      sel.textContent = "";
+      saved.forEach(function (l, i) { var o = M.el("option", "", l.name); o.value = i; sel.appendChild(o); });
+    });
+  }
+  $("load").onclick = function () {
+    var l = saved[+$("saved").value];
+    if (!l) return;
+    tokens = {};
+    for (var nb in l.tokens) tokens[nb] = l.tokens[nb];
+    counts();
+  };
+  $("save").onclick = function () {
+    var name = $("layout-name").value.trim();
+    if (!name) { $("layout-name").focus(); return; }
+    M.api("POST", "/api/layouts", { name: name, tokens: tokens }).then(function (res) {
+      $("msg").textContent = res.ok ? tr("saved") : M.errorOf(res);
+      $("msg").className = "msg" + (res.ok ? " good" : "");
+      if (res.ok) loadSaved();
+    });
+  };
+
+  $("setup").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var body = {
+      mode: radio("mode"), players: players(), removed_districts: checked("removed"),
+      layout: radio("layout") === "hand" ? { tokens: tokens } : "random", deal: radio("deal")
+    };
+    $("create").disabled = true;
+    M.api("POST", "/api/games", body).then(function (res) {
+      $("create").disabled = false;
+      if (res.ok && res.data && res.data.id) { location.href = "/g/" + encodeURIComponent(res.data.id); return; }
+      $("msg").textContent = M.errorOf(res);
+      $("msg").className = "msg";
+    });
+  });
+
+  refresh();
+  loadSaved();
+})();

@@ -1,0 +1,219 @@
+/* The phone page: lobby, my turn (neighborhood, value, confirm, or pass), my secret cards, the end. */
+"use strict";
+(function () {
+  var $ = M.$, tr = M.tr, term = M.term;
+  var gameId = $("app").getAttribute("data-game");
+  var map = new M.Map($("map"));
+  var view = null, online = false, picked = null, value = null, busy = false, joinColor = null;
+  var AREAS = { family: ["bridges", "statues", "lakes", "borders"], expert: ["bridges", "statues", "lakes", "districts", "chains"] };
+  var KINDS = ["mall", "administration", "industrial", "park", "lodgings"];
+
+  function say(text, good) { var m = $("msg"); m.textContent = text || ""; m.className = "msg" + (good ? " good" : ""); }
+
+  function take(next) {
+    if (!next || typeof next !== "object" || !next.phase) return;
+    if (view && typeof next.seq === "number" && typeof view.seq === "number" && next.seq < view.seq) return;
+    var moved = !view || next.seq !== view.seq;
+    view = next;
+    if (moved) { picked = null; value = null; }
+    render();
+  }
+
+  function myTurn() { return view && view.phase === "playing" && view.legal && view.you && view.to_act === view.you.color; }
+
+  function render() {
+    if (!view) return;
+    M.status($("status"), view);
+    $("status").classList.toggle("stale", !online);
+    lobby();
+    turn();
+    reminder();
+    map.paint(view);
+    map.mark(myTurn() && online ? view.legal.neighborhoods : null, picked);
+    M.callPanel(view);
+    M.playersPanel($("players"), view);
+    M.show($("show-cards"), !!(view.you && (view.you.area || view.you.neighborhood)));
+    M.show($("end"), view.phase === "finished");
+    if (view.phase === "finished") M.endPanel($("end"), view, gameId);
+    M.show($("host-tools"), !!view.host && view.phase !== "lobby");
+    $("undo").disabled = !online || busy;
+  }
+
+  function lobby() {
+    var inLobby = view.phase === "lobby";
+    M.show($("lobby"), inLobby);
+    if (!inLobby) return;
+    var ul = $("lobby-seats");
+    ul.textContent = "";
+    var free = [];
+    view.players.forEach(function (p) {
+      var li = M.el("li", "prow");
+      li.appendChild(M.chip(p.color));
+      var name = p.name ? p.name : tr("seat_free");
+      if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
+      li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + M.cap(term(p.color)) + " – " + name));
+      if (view.host && p.name) {
+        var b = M.el("button", "btn small", tr("release"));
+        b.type = "button";
+        b.onclick = function () { post("/seats/" + p.color + "/release", {}); };
+        li.appendChild(b);
+      }
+      if (!p.name) free.push(p.color);
+      ul.appendChild(li);
+    });
+    var canJoin = !view.you && free.length > 0;
+    M.show($("join"), canJoin);
+    if (canJoin) {
+      if (free.indexOf(joinColor) < 0) joinColor = free[0];
+      var box = $("join-colors");
+      box.textContent = "";
+      free.forEach(function (c) {
+        var b = M.el("button", "btn colorpick" + (c === joinColor ? " on" : ""));
+        b.type = "button";
+        b.setAttribute("aria-pressed", c === joinColor ? "true" : "false");
+        b.appendChild(M.chip(c));
+        b.appendChild(document.createTextNode(" " + M.cap(term(c))));
+        b.onclick = function () { joinColor = c; lobby(); };
+        box.appendChild(b);
+      });
+    }
+    if (!view.you && !free.length) say(tr("spectator"));
+    var physical = view.deal ? view.deal === "physical" : !!(view.you && !view.you.area);
+    M.show($("cards-form"), !!view.you && physical);
+    if (view.you && physical) cardsForm();
+    M.show($("host-lobby"), !!view.host);
+    M.show($("wait-start"), !view.host && !!view.you);
+    $("join-url").textContent = view.join_url || "";
+  }
+
+  function options(select, values, current, label) {
+    if (select.getAttribute("data-for") === values.join()) return;
+    select.setAttribute("data-for", values.join());
+    select.textContent = "";
+    select.appendChild(M.el("option", "", "–")).value = "";
+    values.forEach(function (v) {
+      var o = M.el("option", "", label(v));
+      o.value = v;
+      if (v === current) o.selected = true;
+      select.appendChild(o);
+    });
+  }
+  function cardsForm() {
+    var areas = AREAS[view.mode].filter(function (a) { return !(view.players.length === 2 && a === "borders"); });
+    options($("card-area"), areas, view.you.area, term);
+    options($("card-nb"), KINDS, view.you.neighborhood, function (k) { return M.cap(term(k)); });
+    M.show($("card-nb-label"), view.mode === "expert");
+  }
+
+  function turn() {
+    var mine = myTurn();
+    M.show($("turn"), mine);
+    if (!mine) return;
+    var t = $("turn");
+    t.classList.toggle("stale", !online);
+    var legal = view.legal.neighborhoods || {};
+    var hint = !online ? tr("offline_turn") : picked ? tr("pick_value") : (view.call || []).length ? tr("outbid_hint") : tr("open_call");
+    $("turn-hint").textContent = hint;
+    var vals = $("values");
+    vals.textContent = "";
+    if (picked && legal[picked]) {
+      legal[picked].forEach(function (v) {
+        var b = M.el("button", "btn val" + (v === value ? " on" : ""), v);
+        b.type = "button";
+        b.disabled = !online || busy;
+        b.onclick = function () { value = v; turn(); };
+        vals.appendChild(b);
+      });
+    }
+    var c = $("confirm");
+    M.show(c, !!(picked && value));
+    c.textContent = picked && value ? tr("confirm_bid", { value: value, nb: picked }) : "";
+    c.disabled = !online || busy;
+    M.show($("cancel"), !!picked);
+    var p = $("pass");
+    M.show(p, !!view.legal.pass);
+    p.disabled = !online || busy;
+  }
+
+  function reminder() {
+    var r = $("reminder");
+    var mineBids = view.you && view.phase === "playing" ? (view.call || []).filter(function (b) { return b.color === view.you.color; }) : [];
+    var last = mineBids[mineBids.length - 1];
+    M.show(r, !!last);
+    if (last) r.textContent = tr("put_real_bid", { value: last.value, nb: last.neighborhood });
+  }
+
+  function post(path, body) {
+    if (busy) return Promise.resolve(null);
+    busy = true;
+    say("");
+    render();
+    return M.api("POST", "/api/games/" + encodeURIComponent(gameId) + path, body).then(function (res) {
+      busy = false;
+      if (res.data && res.data.view) take(res.data.view);
+      else if (res.ok && res.data && res.data.phase) take(res.data);
+      if (!res.ok) say(M.errorOf(res));
+      render();
+      return res;
+    });
+  }
+
+  map.onTap(function (nb) {
+    if (!myTurn() || !online || busy) return;
+    var legal = view.legal.neighborhoods || {};
+    if (!legal[nb]) return;
+    picked = nb;
+    value = legal[nb].length === 1 ? legal[nb][0] : null;
+    render();
+  });
+  $("cancel").onclick = function () { picked = null; value = null; render(); };
+  $("confirm").onclick = function () {
+    if (!picked || !value) return;
+    post("/actions", { bid: picked, value: value, expect_seq: view.seq });
+  };
+  $("pass").onclick = function () { post("/actions", { pass: true, expect_seq: view.seq }); };
+  $("start").onclick = function () { post("/start", {}); };
+  $("undo").onclick = function () { if (window.confirm(tr("undo_confirm"))) post("/undo", {}); };
+  $("join").onsubmit = function (ev) {
+    ev.preventDefault();
+    var name = $("join-name").value.trim();
+    if (!name || !joinColor) return;
+    post("/seats/" + joinColor, { name: name }).then(function (res) {
+      if (res && res.ok) { $("join-name").value = ""; sock.reopen(); }
+      refresh();
+    });
+  };
+  $("cards-form").onsubmit = function (ev) {
+    ev.preventDefault();
+    var body = { area: $("card-area").value || null, neighborhood: view.mode === "expert" ? ($("card-nb").value || null) : null };
+    post("/seats/" + view.you.color + "/cards", body).then(function (res) { if (res && res.ok) { say(tr("cards_ready"), true); refresh(); } });
+  };
+  $("show-cards").onclick = function () {
+    var body = $("cards-body");
+    body.textContent = "";
+    M.cardMeaning(view.mode, view.you.area, view.you.neighborhood).forEach(function (m) {
+      var card = M.el("div", "card");
+      card.appendChild(M.el("h3", "", m.title));
+      card.appendChild(M.el("p", "", m.text));
+      body.appendChild(card);
+    });
+    M.show($("cards-overlay"), true);
+  };
+  $("hide-cards").onclick = function () { M.show($("cards-overlay"), false); };
+
+  /* A fresh GET after seat changes: the socket view of a device that just sat down may lag one message. */
+  function refresh() {
+    return M.api("GET", "/api/games/" + encodeURIComponent(gameId)).then(function (res) {
+      if (res.ok) take(res.data);
+      else if (res.status === 404) say(M.errorOf(res));
+    });
+  }
+
+  refresh();
+  var sock = M.live(gameId, take, function (on) {
+    online = on;
+    M.connBadge(on);
+    render();
+  });
+  window.__phone = { get view() { return view; }, get online() { return online; }, sock: sock };
+})();
