@@ -61,8 +61,31 @@ def set_device_cookie(response: Response) -> Response:
     return response
 
 
+def _host_port(netloc: str, default_port: str) -> str:
+    """host:port, lower case, with the port filled in when the header left it out."""
+    netloc = netloc.lower()
+    return netloc if ":" in netloc.rsplit("]", 1)[-1] else f"{netloc}:{default_port}"
+
+
 def _same_origin(value: Optional[str]) -> bool:
-    return bool(value) and urlparse(value).netloc == request.host
+    """Origin (or Referer) names this server: same host and port (a Host header may omit the port)."""
+    if not value:
+        return False
+    url = urlparse(value)
+    if url.scheme not in ("http", "https") or not url.netloc:
+        return False
+    theirs = _host_port(url.netloc, "443" if url.scheme == "https" else "80")
+    return theirs == _host_port(request.host, request.environ.get("SERVER_PORT", "80"))
+
+
+@bp.before_app_request
+def guard_sockets() -> Optional[Response]:
+    """A socket from a foreign page is refused before the handshake: it never gets a byte of a view."""
+    if request.headers.get("Upgrade", "").lower() != "websocket" or not request.path.startswith("/api/"):
+        return None
+    if not _same_origin(request.headers.get("Origin")):
+        return refuse(403, "bad_origin")
+    return None
 
 
 @bp.before_request
