@@ -1,0 +1,103 @@
+"""Shared fixtures: a real server on 127.0.0.1 (subprocess or in-process), and phones to talk to it."""
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from server_helpers import LiveServer, Phone, free_port  # noqa: E402
+
+
+FAST = {"COMPANION_RATE_LIMIT": "1000"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One `companion serve` subprocess per test module, on a fresh SQLite file; SIGKILLed at the end.
+
+    Robots play far faster than a table, so its rate limit is raised (test_server_bad_input checks the real one)."""
+    s = LiveServer(tmp_path_factory.mktemp("server") / "companion.sqlite3", env=FAST)
+    s.start()
+    yield s
+    s.kill()
+
+
+@pytest.fixture
+def start_server(tmp_path):
+    """Factory: `start_server(env=..., db=...)` launches a subprocess server; every one is killed afterwards."""
+    started: list[LiveServer] = []
+
+    def start(env=FAST, db=None, port=None) -> LiveServer:
+        s = LiveServer(Path(db) if db else tmp_path / f"companion-{len(started)}.sqlite3", port=port, env=env)
+        s.start()
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.kill()
+
+
+@pytest.fixture
+def phone():
+    """Factory: `phone(server, lang=None)` is a new browser with its own cookie jar; its sockets close afterwards."""
+    made: list[Phone] = []
+
+    def make(server, lang=None, name="") -> Phone:
+        p = Phone(server, lang=lang, name=name)
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        p.close()
+
+
+class InProcessServer:
+    """create_app(config) served by werkzeug's threaded server in this process (flask-sock supports it)."""
+
+    def __init__(self, config: dict):
+        from werkzeug.serving import make_server
+
+        from companion import create_app
+
+        self.port = free_port()
+        self.app = create_app(config)
+        self.httpd = make_server("127.0.0.1", self.port, self.app, threaded=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.db = Path(config["DB"])
+
+    origin = LiveServer.origin
+    ws_base = LiveServer.ws_base
+    events = LiveServer.events
+    event_count = LiveServer.event_count
+
+    @property
+    def table(self):
+        return self.app.extensions["table"]
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.thread.join(timeout=5)
+        self.table.store.close()
+
+
+@pytest.fixture
+def inprocess_server(tmp_path):
+    """Factory: `inprocess_server(LEDS=..., ...)` runs the app in this process (e.g. with MockFactory LEDs)."""
+    made: list[InProcessServer] = []
+
+    def make(**config) -> InProcessServer:
+        config.setdefault("DB", str(tmp_path / f"inproc-{len(made)}.sqlite3"))
+        s = InProcessServer(config)
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        s.stop()
