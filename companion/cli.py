@@ -25,6 +25,9 @@ def cmd_score(args) -> int:
     except json.JSONDecodeError as e:
         print(f"setup: {args.record} is not JSON: {e}", file=sys.stderr)
         return 2
+    except RecursionError:
+        print(f"setup: {args.record} is not a record: its JSON nests too deeply", file=sys.stderr)
+        return 2
     try:
         state = replay(doc)
     except RecordError as e:
