@@ -326,10 +326,11 @@ class Table:
                 raise Refused(403, "not_your_seat")
             if game.deal != "physical":
                 raise Refused(409, "app_deals")
-            cards = dict(game.cards)
-            cards[color] = (area, hood)
-            # Checked against the decks: right deck, and no card held by two players.
-            check_cards(game.mode, [Seat(c, "", *cards[c]) for c in game.colors if c in cards])
+            # Checked against this game's decks only. Never against the other players' cards: a
+            # "dealt twice" answer would tell this phone what another player holds (start checks that).
+            if game.mode == "family" and len(game.colors) == 2 and area == "borders":
+                raise RuleError("no_borders_2p", color=color)
+            check_cards(game.mode, [Seat(color, "", area, hood)])
             return self._commit(game, "cards", {"color": color, "area": area, "neighborhood": hood}, device)
 
     def start(self, gid: str, device: str) -> dict:
@@ -343,9 +344,17 @@ class Table:
                 if any(c not in game.cards for c in game.colors):
                     raise Refused(409, "cards_missing")
                 cards = {c: list(game.cards[c]) for c in game.colors}
+                try:
+                    check_cards(game.mode, [Seat(c, "", *game.cards[c]) for c in game.colors])
+                except RuleError:
+                    # The host is told that two entries clash, not which card: that is someone's secret.
+                    raise Refused(409, "cards_clash") from None
             else:
                 rng = random.Random(f"deal-{game.seed}" if game.seed is not None else secrets.randbits(64))
                 cards = {c: list(v) for c, v in zip(game.colors, deal(game.mode, len(game.colors), rng))}
+            # A start the replay would refuse must never reach the log: check the whole setup first.
+            make_setup(game.mode, [Seat(c, game.names.get(c, ""), *cards[c]) for c in game.colors],
+                       game.removed, game.tokens)
             return self._commit(game, "start", {"cards": cards}, device)
 
     def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> dict:
