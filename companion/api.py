@@ -102,7 +102,8 @@ def guard_writes() -> Optional[Response]:
 
 
 def refuse(status: int, key: str, **params) -> Response:
-    response = jsonify({"error": i18n.t(lang(), key, **params), "code": key})
+    sentence = i18n.t(lang(), key, **params)
+    response = jsonify({"error": sentence[:1].upper() + sentence[1:], "code": key})
     response.status_code = status
     return response
 
