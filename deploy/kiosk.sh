@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Opens the table view full screen once the companion server answers; started by the desktop's autostart.
+set -u
+URL=${COMPANION_TABLE_URL:-http://127.0.0.1:8000/table}
+WAIT=${COMPANION_KIOSK_WAIT:-90}
+
+for _ in $(seq "$WAIT"); do
+    curl --silent --fail --output /dev/null "$URL" && break
+    sleep 1
+done
+
+BROWSER=$(command -v chromium-browser || command -v chromium || true)
+if [ -z "$BROWSER" ]; then
+    echo "metropolys-kiosk: Chromium is not installed (sudo apt install chromium-browser)." >&2
+    exit 1
+fi
+# --incognito: no "restore pages?" bubble after a power cut; --password-store=basic: no keyring prompt
+exec "$BROWSER" --kiosk --incognito --noerrdialogs --disable-infobars --no-first-run \
+    --password-store=basic --check-for-update-interval=31536000 \
+    --ozone-platform-hint=auto "$URL"
