@@ -55,7 +55,8 @@ var M = (function () {
       var g = gs[i];
       this.hoods[g.getAttribute("data-nb")] = {
         g: g, x: +g.getAttribute("data-x"), y: +g.getAttribute("data-y"),
-        slot: g.querySelector(".slot"), district: g.getAttribute("class").split("d-")[1]
+        slot: svg.querySelector('.slot[data-nb="' + g.getAttribute("data-nb") + '"]'),
+        district: g.getAttribute("class").split("d-")[1]
       };
     }
   }
@@ -188,8 +189,8 @@ var M = (function () {
     if (c) {
       lc.appendChild(el("p", "", tr("last_call", { player: who(view, c.color), value: c.value, nb: c.neighborhood })));
       if (c.token) lc.appendChild(el("p", "", tr("took_token", { player: who(view, c.color), token: term(c.token) })));
-      if (c.subway_card) lc.appendChild(el("p", "", tr("card_to", { card: term("subway"), player: who(view, c.subway_card) })));
-      if (c.archaeological_card) lc.appendChild(el("p", "", tr("card_to", { card: term("archaeological"), player: who(view, c.archaeological_card) })));
+      if (c.subway_card) lc.appendChild(el("p", "", tr("card_to", { card: tr("card_subway"), player: who(view, c.subway_card) })));
+      if (c.archaeological_card) lc.appendChild(el("p", "", tr("card_to", { card: tr("card_archaeological"), player: who(view, c.archaeological_card) })));
     }
   }
 
@@ -198,26 +199,25 @@ var M = (function () {
     node.textContent = "";
     var tbl = el("table", "ptable");
     var head = el("tr");
-    ["", "", tr("in_hand"), tr("built_count"), tr("tokens"), tr("cards")].forEach(function (h) { head.appendChild(el("th", "", h)); });
+    ["", "", tr("in_hand"), tr("built_count"), tr("tokens")].forEach(function (h) { head.appendChild(el("th", "", h)); });
     tbl.appendChild(head);
     (view.players || []).forEach(function (p) {
-      var tr_ = el("tr", p.color === view.to_act ? "acting" : "");
-      var td = el("td"); td.appendChild(chip(p.color)); tr_.appendChild(td);
-      tr_.appendChild(el("td", "pname", (p.name || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : "")));
-      tr_.appendChild(el("td", "vals", (p.values || []).join(" ")));
-      tr_.appendChild(el("td", "num", p.buildings || 0));
+      var row = el("tr", p.color === view.to_act ? "acting" : "");
+      var td = el("td"); td.appendChild(chip(p.color)); row.appendChild(td);
+      var nm = el("td", "pname", (p.name || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : ""));
+      if (view.subway_card === p.color) nm.appendChild(el("span", "tag sub", tr("card_subway")));
+      if (view.archaeological_card === p.color) nm.appendChild(el("span", "tag arch", tr("card_archaeological")));
+      row.appendChild(nm);
+      row.appendChild(el("td", "vals", (p.values || []).join(" ")));
+      row.appendChild(el("td", "num", p.buildings || 0));
       var tk = el("td", "toks"), t = p.tokens || {};
       ["trendy", "subway", "archaeological"].forEach(function (k) {
-        if (t[k]) tk.insertAdjacentHTML("beforeend", '<svg class="ti" viewBox="0 0 20 20"><use href="#t-' + k + '"/></svg>' + t[k] + " ");
+        if (t[k]) tk.insertAdjacentHTML("beforeend", '<span class="tk"><svg class="ti" viewBox="0 0 20 20"><use href="#t-' + k + '"/></svg>' + t[k] + "</span> ");
       });
-      tr_.appendChild(tk);
-      var cd = el("td", "cardsheld");
-      if (view.subway_card === p.color) cd.appendChild(el("span", "tag sub", tr("card_subway")));
-      if (view.archaeological_card === p.color) cd.appendChild(el("span", "tag arch", tr("card_archaeological")));
-      tr_.appendChild(cd);
-      tbl.appendChild(tr_);
+      row.appendChild(tk);
+      tbl.appendChild(row);
     });
-    node.appendChild(tbl);
+    var wrap = el("div", "scroll"); wrap.appendChild(tbl); node.appendChild(wrap);
   }
 
   function cardMeaning(mode, area, neighborhood) {
@@ -232,7 +232,6 @@ var M = (function () {
     node.textContent = "";
     var sc = view.scores;
     if (!sc) return;
-    node.appendChild(el("h2", "", tr("game_over")));
     var names = (sc.winners || []).map(function (c) { return who(view, c); }).join(", ");
     node.appendChild(el("p", "winner", tr(sc.winners && sc.winners.length > 1 ? "winners_shared" : "winner", { players: names })));
     node.appendChild(el("p", "hint", tr("tiebreak_" + (view.tiebreak || "points"))));
