@@ -1,7 +1,7 @@
 """The call for proposal: who acts, what is legal, and what each decision does to the state."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Iterator, Optional
 
@@ -63,11 +63,30 @@ def new_game(setup: Setup) -> State:
     )
 
 
+def _replace(state: State, **changes) -> State:
+    """A changed copy; dataclasses.replace re-runs __init__ and was most of a decision's cost."""
+    new = object.__new__(State)
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+_IN_PLAY: dict = {}
+
+
+def _in_play(board: Board, removed: frozenset[str]) -> frozenset[str]:
+    """board.in_play, remembered: a table only ever has one set of districts out."""
+    key = (id(board), removed)
+    found = _IN_PLAY.get(key)
+    if found is None:
+        found = _IN_PLAY[key] = board.in_play(removed)
+    return found
+
+
 def _empty(state: State, board: Board) -> frozenset[str]:
     """Neighborhoods in play with no building and no bid of this call."""
-    taken = set(state.built)
-    taken.update(b.neighborhood for b in state.call)
-    return board.in_play(state.setup.removed_districts) - taken
+    return _in_play(board, state.setup.removed_districts).difference(
+        state.built, [b.neighborhood for b in state.call])
 
 
 def _open_next_to(state: State, board: Board, nb: str) -> frozenset[str]:
@@ -110,30 +129,29 @@ def could_outbid(state: State) -> tuple[str, ...]:
 def apply(state: State, action: Action, board: Optional[Board] = None) -> State:
     """The state after `action`; raises RuleError (and changes nothing) when the rules forbid it."""
     board = board or load_board()
-    colors = state.setup.colors
     if not isinstance(action, (Bid, Pass)):
         raise RuleError("bad_action", detail=f"{action!r} is neither a bid nor a pass")
-    if action.player not in colors:
+    p = state._seat.get(action.player) if isinstance(action.player, str) else None
+    if p is None:
         raise RuleError("unknown_player", player=action.player)
-    p = state.seat(action.player)
     if isinstance(action, Pass) and p in state.auto_passed:
         # A record may write down a pass the rules already made: accept it where it happened.
         i = state.auto_passed.index(p)
-        return replace(state, auto_passed=state.auto_passed[i + 1:], moves=state.moves + 1)
+        return _replace(state, auto_passed=state.auto_passed[i + 1:], moves=state.moves + 1)
     if state.finished:
         raise RuleError("game_over", player=action.player)
     if p != state.to_act:
         if p in state.passed:
             raise RuleError("already_passed", player=action.player)
-        raise RuleError("not_your_turn", player=action.player, to_act=colors[state.to_act])
+        raise RuleError("not_your_turn", player=action.player, to_act=state.setup.seats[state.to_act].color)
     if isinstance(action, Pass):
         if not state.call:
             raise RuleError("start_cannot_pass", player=action.player)
-        return _advance(replace(state, passed=state.passed | {p}), p, board)
+        return _advance(_replace(state, passed=state.passed | {p}), p, board)
     _check_bid(state, p, action, board)
     hands = list(state.hands)
     hands[p] = tuple(v for v in hands[p] if v != action.value)
-    return _advance(replace(state, hands=tuple(hands), call=state.call + (action,)), p, board)
+    return _advance(_replace(state, hands=tuple(hands), call=state.call + (action,)), p, board)
 
 
 def _check_bid(state: State, p: int, bid: Bid, board: Board) -> None:
@@ -180,9 +198,9 @@ def _advance(state: State, actor: int, board: Board) -> State:
     for k in range(1, n):
         s = (actor + k) % n
         if s != leader and s not in passed:
-            return replace(state, passed=frozenset(passed), auto_passed=tuple(auto), to_act=s,
+            return _replace(state, passed=frozenset(passed), auto_passed=tuple(auto), to_act=s,
                            moves=state.moves + 1)
-    return _end_call(replace(state, auto_passed=tuple(auto), moves=state.moves + 1), leader, board)
+    return _end_call(_replace(state, auto_passed=tuple(auto), moves=state.moves + 1), leader, board)
 
 
 def _end_call(state: State, winner: int, board: Board) -> State:
@@ -216,7 +234,7 @@ def _end_call(state: State, winner: int, board: Board) -> State:
                 arch_to = win.player
             arch_card = winner
     finished = built_count[winner] == len(VALUES)
-    return replace(
+    return _replace(
         state,
         hands=tuple(tuple(sorted(h)) for h in hands),
         built=MappingProxyType(built),
