@@ -85,6 +85,7 @@ class Leds:
         self._showing = {c: "off" for c in COLORS}  # what the LEDs do right now
         self._phase = "off"
         self._effect = None  # (thread, stop event, mode, colour) of a blink or a wiring test
+        self._pulse = None  # (thread, stop event, colours) blinking seated players in the lobby
         self._closed = False
 
     # the game -> the LEDs
@@ -114,6 +115,15 @@ class Leds:
             if not self._closed:
                 self._start("test", None, lambda stop: self._walk(stop, step_seconds))
                 self._only(self._effect[1], next(iter(self._leds), None), True)
+
+    def light(self, colour: str | None) -> None:
+        """Show one LED alone (None: all dark) until the next show(), for checking the wiring by hand."""
+        with self._lock:
+            if not self._closed:
+                self._stop_effect()
+                self._stop_pulse()
+                self._phase = "test"
+                self._only(threading.Event(), colour, True)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait for a blink or wiring test to end; True when the LEDs are back to the game state."""
@@ -147,9 +157,10 @@ class Leds:
         """Turn everything off and free the pins so another process can use them."""
         with self._lock:
             self._closed = True
-            running = self._effect
+            threads = [t for t in (self._effect, self._pulse) if t is not None]
             self._stop_effect()
-        if running is not None:
+            self._stop_pulse()
+        for running in threads:
             running[0].join()
         with self._lock:
             for led in self._leds.values():
@@ -159,23 +170,46 @@ class Leds:
     # inside
 
     def _apply(self, wanted: dict[str, str]) -> None:
-        """Make the LEDs show a plan; pulsing LEDs restart together so they blink in step."""
-        pulse_before = {c for c, s in self._showing.items() if s == "pulse"}
-        pulse_after = {c for c, s in wanted.items() if s == "pulse" and c in self._leds}
+        """Make the LEDs show a plan; all pulsing LEDs share one thread so they blink in step."""
+        pulses = tuple(c for c in self._leds if wanted.get(c) == "pulse")
+        restart = bool(pulses) and (self._pulse is None or self._pulse[2] != pulses)
+        if restart:
+            self._stop_pulse()
+            stop = threading.Event()
+            thread = threading.Thread(target=self._pulsing, args=(stop, pulses), daemon=True, name="leds-pulse")
+            self._pulse = (thread, stop, pulses)
+            thread.start()
+        elif not pulses:
+            self._stop_pulse()
         for colour, led in self._leds.items():
             state = wanted.get(colour, "off")
-            if state == "pulse":
-                if pulse_before != pulse_after or self._showing[colour] != "pulse":
-                    led.blink(on_time=self.pulse_seconds, off_time=self.pulse_seconds, background=True)
-            elif state == "on":
-                led.on()
+            if state == "pulse" and not restart:
+                pass  # already pulsing in step with the others: leave it be
+            elif state in ("on", "pulse"):
+                led.on()  # a pulse starts lit; the pulsing thread then takes turns with dark
             else:
                 led.off()
             self._showing[colour] = state
 
+    def _pulsing(self, stop: threading.Event, colours: tuple[str, ...]) -> None:
+        lit = True
+        while not stop.wait(self.pulse_seconds):
+            lit = not lit
+            with self._lock:
+                if stop.is_set():
+                    return
+                for colour in colours:
+                    self._leds[colour].value = lit
+
+    def _stop_pulse(self) -> None:
+        if self._pulse is not None:
+            self._pulse[1].set()
+            self._pulse = None
+
     def _start(self, mode: str, colour: str | None, work) -> None:
         """Run a passing effect in its own thread; when it ends the game state comes back."""
         self._stop_effect()
+        self._stop_pulse()
         stop = threading.Event()
         thread = threading.Thread(target=self._run, args=(stop, work), daemon=True,
                                   name=f"leds-{mode}")
@@ -241,6 +275,9 @@ class NoLeds:
     def test_sequence(self, step_seconds: float = 0.5) -> None:
         pass
 
+    def light(self, colour: str | None) -> None:
+        pass
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         return True
 
@@ -301,3 +338,37 @@ def leds_from_env(environ=None, pin_factory=None, log=print) -> Leds | NoLeds:
     active_high = _env_true(environ.get("COMPANION_LED_ACTIVE_HIGH"))
     return make_leds(environ.get("COMPANION_LED_PINS") or None,
                      True if active_high is None else active_high, pin_factory, log)
+
+
+# BCM GPIO number -> pin on the 40-pin header, so the wiring test can name the pin to look at
+HEADER_PIN = {0: 27, 1: 28, 2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32,
+              13: 33, 14: 8, 15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16,
+              24: 18, 25: 22, 26: 37, 27: 13}
+
+
+def main(argv=None) -> int:
+    """`python -m companion.leds`: light each LED in turn, naming its colour and pin, to check the wiring."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m companion.leds", description=main.__doc__.split(": ", 1)[1])
+    p.add_argument("--pins", default=os.environ.get("COMPANION_LED_PINS") or DEFAULT_PINS)
+    p.add_argument("--active-low", action="store_true",
+                   default=_env_true(os.environ.get("COMPANION_LED_ACTIVE_HIGH")) is False,
+                   help="LEDs wired from 3.3 V to the pin (lit when the pin is low)")
+    p.add_argument("--step", type=float, default=1.0, help="seconds per LED (default 1)")
+    args = p.parse_args(argv)
+    leds = make_leds(args.pins, active_high=not args.active_low, log=lambda s: print(s, flush=True))
+    if isinstance(leds, NoLeds):
+        return 1
+    try:
+        for colour, pin in leds.pins.items():
+            print(f"{colour}: GPIO {pin} (header pin {HEADER_PIN[pin]}) is lit", flush=True)
+            leds.light(colour)
+            time.sleep(args.step)
+        return 0
+    finally:
+        leds.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -23,7 +23,9 @@ while [ $# -gt 0 ]; do
 done
 
 setting() {  # the value of KEY in the defaults file, or nothing
-    [ -f "$DEFAULTS" ] && sed -n "s/^$1=//p" "$DEFAULTS" | tail -n 1 || true
+    if [ -f "$DEFAULTS" ]; then
+        sed -n "s/^$1=//p" "$DEFAULTS" | tail -n 1
+    fi
 }
 
 set_setting() {  # replace KEY=... (or its commented example) in the defaults file, else append it

@@ -80,7 +80,7 @@ step "Python environment in $VENV"
 if [ ! -x "$ROOT$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$ROOT$VENV"
 fi
-"$PIP" install --disable-pip-version-check --upgrade "$ROOT$APP[pi]"
+"$PIP" install --disable-pip-version-check --upgrade "${ROOT}${APP}[pi]"
 
 step "State directory $STATE"
 install -d -m 0750 "$ROOT$STATE"

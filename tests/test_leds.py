@@ -129,6 +129,16 @@ def test_lobby_seated_players_blink_in_step(board, factory):
     assert ("blue", "red") in seen and () in seen
 
 
+def test_repeated_lobby_updates_do_not_disturb_the_pulse(board, factory):
+    board.show("lobby", ["blue"], None, [])
+    seen, end = [], time.monotonic() + 0.5
+    while time.monotonic() < end:
+        board.show("lobby", ["blue"], None, [])  # e.g. a phone reconnects: nothing changed
+        seen.append("blue" in lit(factory))
+        time.sleep(0.003)
+    assert 0.3 < sum(seen) / len(seen) < 0.7, "still half lit, half dark"
+
+
 def test_playing_lights_exactly_the_player_to_act_and_follows_the_turn(board, factory):
     seated = ["blue", "red", "white", "gray"]
     for to_act in seated + ["blue"]:
@@ -396,3 +406,45 @@ def test_leds_from_env_reads_pins_and_active_low(monkeypatch, factory):
         assert factory.pin(5).state is False  # active low: lit means the pin is pulled low
     finally:
         leds.close()
+
+
+# checking the wiring by hand
+
+def test_light_shows_one_led_until_the_next_show(board, factory):
+    board.show("playing", ["blue", "red"], "red", [])
+    board.light("gray")
+    assert lit(factory) == ["gray"]
+    board.light(None)
+    assert lit(factory) == []
+    board.show("playing", ["blue", "red"], "blue", [])
+    assert lit(factory) == ["blue"]
+
+
+def test_header_pin_numbers_match_gpiozero_board_info(factory):
+    for gpio, header in leds_mod.HEADER_PIN.items():
+        found = [(h.name, pin.number) for h, pin in factory.board_info.find_pin(f"GPIO{gpio}")]
+        assert found == [("J8", header)], gpio
+
+
+def _wiring_cli(env_extra, *args):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, **env_extra}
+    env.pop("COMPANION_LEDS", None)
+    return subprocess.run([sys.executable, "-m", "companion.leds", "--step", "0", *args],
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_wiring_command_names_each_colour_and_header_pin():
+    done = _wiring_cli({"GPIOZERO_PIN_FACTORY": "mock"}, "--pins", "red=5,blue=6")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["blue: GPIO 6 (header pin 31) is lit",
+                                        "red: GPIO 5 (header pin 29) is lit"]
+
+
+def test_wiring_command_without_gpio_says_why_and_fails():
+    done = _wiring_cli({"GPIOZERO_PIN_FACTORY": "no-such-factory"})
+    assert done.returncode == 1
+    assert done.stdout.strip() == leds_mod.NO_GPIO
