@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from games import BOARD, brute_area, brute_max_disjoint, candidate_groups, layout_with, position, setup_for
+from games import BOARD, RAW, brute_area, brute_max_disjoint, candidate_groups, layout_with, position, setup_for
 
 from companion.game.scoring import KEYS, area_groups, explain, score
 
@@ -47,6 +47,7 @@ def test_tokens_and_special_cards():
     # C01 sits on two bridges (to N05 and N08), N05 on two (C01, W03): "placing a building in a neighborhood
     # connected with several bridges yields only 3 points"
     ("bridges", ("C01", "N05", "C09", "C12"), 6),
+    ("bridges", ("E01", "W03", "S10", "C03"), 9),  # E01: bridges to C07 and N09; W03: to N05; S10: to E10
     # W03 touches statues W01-W02-W03 and W02-W03-W04; C04 touches C01-C03-C04 and C04-C05-C10
     ("statues", ("W03", "C04", "C09", "C06"), 6),
     # C08 and C09 border both center lakes; C01 borders none
@@ -73,14 +74,23 @@ def test_the_city_border_does_not_move_when_a_district_is_removed():
     assert out["players"]["blue"]["breakdown"]["area"] == 3
 
 
-def test_family_border_list_is_the_boards():
-    border = {n for n, h in BOARD.neighborhoods.items() if h.on_city_border}
-    s = setup_for(("blue", "red", "white", "gray"), cards=[("borders", None), ("lakes", None), ("statues", None), ("bridges", None)])
-    rng = random.Random(4)
-    for _ in range(50):
-        mine = rng.sample(sorted(BOARD.neighborhoods), 13)
+FEATURES = {  # straight from the board JSON: what each Family area card's feature touches
+    "bridges": {n for e in RAW["adjacencies"] if e["bridge"] for n in (e["a"], e["b"])},
+    "statues": {n for f in RAW["statues"] for n in f["neighborhoods"]},
+    "lakes": {n for f in RAW["lakes"] for n in f["neighborhoods"]},
+    "borders": set(RAW["city_border"]["neighborhoods"]),
+}
+
+
+@pytest.mark.parametrize("card", FEATURES)
+def test_family_area_card_on_random_buildings_follows_the_board(card):
+    others = [(c, None) for c in FEATURES if c != card]
+    s = setup_for(("blue", "red", "white", "gray"), cards=[(card, None)] + others)
+    rng = random.Random(card)
+    for _ in range(100):
+        mine = rng.sample(sorted(BOARD.neighborhoods), rng.randint(0, 13))
         out = scored(s, {nb: ("blue", v) for v, nb in enumerate(mine, 1)})
-        assert out["players"]["blue"]["breakdown"]["area"] == 3 * len(border & set(mine))
+        assert out["players"]["blue"]["breakdown"]["area"] == 3 * len(FEATURES[card] & set(mine))
 
 
 # --- Expert cards ----------------------------------------------------------------------------------
