@@ -139,6 +139,7 @@ UI = {
         "area_expert_lakes": "5 prestige points for each group of at least three buildings around a lake. Each building counts for one group only.",
         "area_expert_districts": "4 prestige points per district where you have constructed at least three buildings.",
         "area_expert_chains": "4 prestige points per chain of three buildings. A building counts in one chain only.",
+        "card_title": "{card}: {name}",
         "neighborhood_meaning": "2 prestige points for each building you construct in a {kind} neighborhood.",
         # end of the game
         "game_over": "Game over",
@@ -292,6 +293,7 @@ UI = {
         "area_expert_lakes": "5 Prestigepunkte für jede Gruppe aus mindestens drei Gebäuden rund um einen See. Jedes Gebäude zählt nur für eine Gruppe.",
         "area_expert_districts": "4 Prestigepunkte für jeden Stadtteil, in dem du mindestens drei Gebäude errichtet hast.",
         "area_expert_chains": "4 Prestigepunkte für jede Gruppe aus drei benachbarten Gebäuden. Ein Gebäude zählt nur für eine Kette.",
+        "card_title": "{card}: {name}",
         "neighborhood_meaning": "2 Prestigepunkte für jedes Gebäude, das du auf einem Feld der Art {kind} errichtest.",
         "game_over": "Spielende",
         "winner": "Sieger: {players}",
@@ -442,6 +444,7 @@ UI = {
         "area_expert_lakes": "5 points de prestige pour chaque groupe d’au moins trois immeubles construits autour d’un lac. Chaque immeuble ne sert qu’une fois.",
         "area_expert_districts": "4 points de prestige par arrondissement où vous avez construit au moins trois immeubles.",
         "area_expert_chains": "4 points de prestige pour chaque chaîne de trois immeubles. Un immeuble ne compte que dans une chaîne.",
+        "card_title": "{card} : {name}",
         "neighborhood_meaning": "2 points de prestige pour chaque immeuble construit sur un quartier de type {kind}.",
         "game_over": "Fin de la partie",
         "winner": "Vainqueur : {players}",

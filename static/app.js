@@ -119,9 +119,11 @@ var M = (function () {
       if (ws && (ws.readyState === 0 || ws.readyState === 1)) return;
       var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
         "/api/games/" + encodeURIComponent(gameId) + "/live" + (seq >= 0 ? "?since=" + seq : "");
-      try { ws = new WebSocket(url); } catch (e) { retry(); return; }
-      ws.onopen = function () { delay = 500; };
-      ws.onmessage = function (ev) {
+      var sock;
+      try { sock = ws = new WebSocket(url); } catch (e) { retry(); return; }
+      sock.onopen = function () { delay = 500; };
+      sock.onmessage = function (ev) {
+        if (ws !== sock) return;
         var view;
         try { view = JSON.parse(ev.data); } catch (e) { return; }
         if (!view || typeof view !== "object") return;
@@ -129,28 +131,53 @@ var M = (function () {
         setAlive(true);
         onView(view);
       };
-      ws.onclose = function () { ws = null; setAlive(false); if (!closedByUs) retry(); };
-      ws.onerror = function () { try { ws.close(); } catch (e) { /* closing anyway */ } };
+      sock.onclose = function () {
+        if (ws !== sock) return;
+        ws = null;
+        setAlive(false);
+        if (!closedByUs) retry();
+      };
+      sock.onerror = function () { try { sock.close(); } catch (e) { /* closing anyway */ } };
     }
     function retry() {
       clearTimeout(timer);
       timer = setTimeout(open, delay);
       delay = Math.min(delay * 2, 8000);
     }
+    function drop() {
+      if (ws) { ws.onclose = ws.onmessage = ws.onerror = null; try { ws.close(); } catch (e) { /* already gone */ } }
+      ws = null;
+      setAlive(false);
+      retry();
+    }
+    /* A dead Wi-Fi link may never close the socket: a plain GET tells whether the server is still there. */
+    function probe() {
+      if (document.visibilityState === "hidden" || closedByUs) return;
+      api("GET", "/api/games/" + encodeURIComponent(gameId)).then(function (res) {
+        if (closedByUs) return;
+        if (res.status === 0) { drop(); return; }
+        if (res.ok && res.data && typeof res.data.seq === "number" && res.data.seq > seq && alive) {
+          seq = res.data.seq;
+          onView(res.data);
+        }
+      });
+    }
     function wake() {
       if (document.visibilityState === "hidden") return;
-      if (!ws || ws.readyState > 1) { delay = 500; open(); }
+      if (!ws || ws.readyState > 1) { delay = 500; open(); } else probe();
     }
     document.addEventListener("visibilitychange", wake);
     window.addEventListener("pageshow", function (ev) {
-      if (ev.persisted) { setAlive(false); if (ws) { try { ws.close(); } catch (e) { /* reopen */ } } delay = 500; open(); }
+      if (ev.persisted) { delay = 500; drop(); }
     });
     window.addEventListener("online", wake);
+    window.addEventListener("offline", drop);
+    var probeTimer = setInterval(probe, 10000);
     open();
     return {
       get alive() { return alive; },
-      reopen: function () { if (ws) { try { ws.close(); } catch (e) { /* reopen */ } } else { open(); } },
-      stop: function () { closedByUs = true; clearTimeout(timer); if (ws) ws.close(); }
+      reopen: function () { delay = 500; drop(); },
+      stop: function () { closedByUs = true; clearTimeout(timer); clearInterval(probeTimer); if (ws) ws.close(); }
     };
   }
 
@@ -222,8 +249,8 @@ var M = (function () {
 
   function cardMeaning(mode, area, neighborhood) {
     var out = [];
-    if (area) out.push({ title: tr("area_card") + ": " + term(area), text: tr("area_" + mode + "_" + area) });
-    if (neighborhood) out.push({ title: tr("neighborhood_card") + ": " + cap(term(neighborhood)), text: tr("neighborhood_meaning", { kind: term(neighborhood) }) });
+    if (area) out.push({ title: tr("card_title", { card: tr("area_card"), name: term(area) }), text: tr("area_" + mode + "_" + area) });
+    if (neighborhood) out.push({ title: tr("card_title", { card: tr("neighborhood_card"), name: cap(term(neighborhood)) }), text: tr("neighborhood_meaning", { kind: term(neighborhood) }) });
     return out;
   }
 

@@ -51,6 +51,7 @@
       li.appendChild(M.chip(p.color));
       var name = p.name ? p.name : tr("seat_free");
       if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
+      if (p.cards_entered === false && p.name) name += " – " + tr("cards_waiting");
       li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + M.cap(term(p.color)) + " – " + name));
       if (view.host && p.name) {
         var b = M.el("button", "btn small", tr("release"));
