@@ -12,7 +12,10 @@
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("end"), view.phase === "finished");
-    if (view.phase === "finished") M.endPanel($("end"), view, gameId);
+    if (view.phase === "finished") {
+      M.endPanel($("end"), view, gameId);
+      $("end").insertBefore(M.el("h2", "", M.tr("game_over")), $("end").firstChild);
+    }
     M.show($("join-qr"), view.phase === "lobby" || view.players.some(function (p) { return !p.name; }));
     $("join-url").textContent = view.join_url || "";
   }
