@@ -308,6 +308,15 @@ def test_systemd_verify_does_catch_a_broken_unit(box, first, break_it, complaint
         broken.unlink()
 
 
+@pytest.mark.skipif(not Path(SYSTEMD_ANALYZE).exists(), reason="systemd-analyze is not installed here")
+def test_hardening_keeps_the_exposure_low(box, first):
+    _verify(box.root, box.root / UNIT.lstrip("/"))  # puts the stock units in place
+    done = subprocess.run([SYSTEMD_ANALYZE, "security", "--offline=yes", f"--root={box.root}",
+                           "metropolys-companion.service"], capture_output=True, text=True, timeout=60)
+    exposure = float(re.search(r"Overall exposure level for \S+: ([\d.]+)", done.stdout).group(1))
+    assert exposure <= 4.0, done.stdout[-2000:]
+
+
 def test_kiosk_entry_opens_the_launcher():
     entry = configparser.ConfigParser(interpolation=None)
     entry.optionxform = str
