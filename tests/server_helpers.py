@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import simple_websocket
+from wsproto.events import Ping
+from wsproto.utilities import LocalProtocolError
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPANION = ROOT / ".venv" / "bin" / "companion"
@@ -223,6 +225,13 @@ class Socket:
         self.closed = False
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
+        # simple_websocket's client stops reading at the handshake's answer: a view that came in the
+        # same packet waits in its buffer until more bytes arrive. A ping brings a pong, and with it
+        # that view. (Browsers read on; the server has sent it either way.)
+        try:
+            client.sock.send(client.ws.send(Ping()))
+        except (OSError, LocalProtocolError):
+            pass  # already closed by the server: the reader thread has seen it
 
     def _read(self) -> None:
         try:
