@@ -270,6 +270,8 @@ class NoLeds:
 
     def show(self, phase, seated, to_act, winners, call_winner=None) -> None:
         plan(phase, seated, to_act, winners)  # the same bad input is refused with or without LEDs
+        if call_winner is not None and call_winner not in COLORS:
+            raise ValueError(f'"{call_winner}" is not a player colour; use blue, red, white or gray.')
         self._phase = phase
 
     def test_sequence(self, step_seconds: float = 0.5) -> None:

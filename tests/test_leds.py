@@ -364,6 +364,8 @@ def test_no_leds_still_refuses_bad_input(monkeypatch):
     leds = NoLeds(PINS)
     with pytest.raises(ValueError):
         leds.show("setup", [], None, [])
+    with pytest.raises(ValueError):
+        leds.show("playing", ["blue"], "blue", [], call_winner="purple")
 
 
 def test_companion_leds_off_disables_them_without_touching_pins(monkeypatch, factory):
