@@ -323,6 +323,14 @@ var M = (function () {
     return "";
   }
 
+  /* The shown view's number, phase and liveness as attributes: what a test (or a curious player) waits on. */
+  function mark(node, view, on) {
+    node.setAttribute("data-seq", view.seq);
+    node.setAttribute("data-phase", view.phase);
+    node.setAttribute("data-to-act", view.to_act || "");
+    node.setAttribute("data-live", on ? "1" : "0");
+  }
+
   function connBadge(on) {
     var c = $("conn");
     if (!c) return;
@@ -340,5 +348,5 @@ var M = (function () {
 
   return { S: S, tr: tr, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
     api: api, errorOf: errorOf, Map: Map, live: live, status: status, callPanel: callPanel,
-    playersPanel: playersPanel, endPanel: endPanel, cardMeaning: cardMeaning, connBadge: connBadge };
+    playersPanel: playersPanel, endPanel: endPanel, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
 })();

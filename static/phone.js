@@ -23,6 +23,7 @@
 
   function render() {
     if (!view) return;
+    M.mark($("app"), view, online);
     M.status($("status"), view);
     $("status").classList.toggle("stale", !online);
     lobby();

@@ -3,10 +3,11 @@
 (function () {
   var $ = M.$;
   var map = new M.Map($("map"));
-  var gameId = null, sock = null, view = null;
+  var gameId = null, sock = null, view = null, live = false;
 
   function render() {
     if (!view) return;
+    M.mark($("app"), view, live);
     M.status($("status"), view);
     map.paint(view);
     M.callPanel(view);
@@ -16,7 +17,8 @@
       M.endPanel($("end"), view, gameId);
       $("end").insertBefore(M.el("h2", "", M.tr("game_over")), $("end").firstChild);
     }
-    M.show($("join-qr"), view.phase === "lobby" || view.players.some(function (p) { return !p.name; }));
+    // Always there: a player whose phone lost the page scans it again to get back to their seat.
+    M.show($("join-qr"), true);
     $("join-url").textContent = view.join_url || "";
   }
 
@@ -33,7 +35,7 @@
     gameId = id;
     view = null;
     $("join-qr").querySelector("img").src = "/qr/join/" + encodeURIComponent(id) + ".svg";
-    sock = M.live(id, take, function (on) { M.connBadge(on); $("status").classList.toggle("stale", !on); });
+    sock = M.live(id, take, function (on) { live = on; M.connBadge(on); $("status").classList.toggle("stale", !on); render(); });
   }
 
   function poll() {
