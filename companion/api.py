@@ -285,7 +285,7 @@ def live(ws, gid: str) -> None:
         return
     sub = t.hub.join(gid, g.device)
     try:
-        pump(ws, sub, json.dumps(game.view(g.device), separators=(",", ":")))
+        pump(ws, sub, game.view_json(g.device))
     finally:
         t.hub.leave(sub)
 

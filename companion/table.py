@@ -57,6 +57,7 @@ class Game:
     join_url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _public: Optional[tuple[int, dict]] = field(default=None, repr=False)
+    _public_json: Optional[tuple[dict, str]] = field(default=None, repr=False)
 
     @property
     def phase(self) -> str:
@@ -76,7 +77,7 @@ class Game:
 
     # -- the log's events, applied to memory (already checked; replay uses the same code) --
 
-    def mutate(self, kind: str, body: dict, device: Optional[str]) -> None:
+    def mutate(self, kind: str, body: dict, device: Optional[str], after: Optional[State] = None) -> None:
         if kind == "create":
             self.host = device
             self._configure(body)
@@ -97,7 +98,8 @@ class Game:
             self.states = [new_game(self.setup())]
         elif kind == "action":
             action = _action(body)
-            self.states.append(apply(self.states[-1], action))
+            # `after`: the state the table already computed when it checked the action.
+            self.states.append(after if after is not None else apply(self.states[-1], action))
             self.actions.append(action)
         elif kind == "undo":
             self.states.pop()
@@ -189,7 +191,21 @@ class Game:
     def view(self, device: Optional[str]) -> dict:
         """The public view plus what only this device may see: its seat, its cards, its legal moves."""
         view = dict(self.public())
-        view["host"] = device is not None and device == self.host
+        view.update(self.private(device))
+        return view
+
+    def view_json(self, device: Optional[str]) -> str:
+        """view(device) as JSON text; the public part is encoded once per change, shared by every socket."""
+        public = self.public()
+        cached = self._public_json
+        if cached is None or cached[0] is not public:
+            cached = (public, json.dumps(public, separators=(",", ":")))
+            self._public_json = cached
+        return cached[1][:-1] + "," + json.dumps(self.private(device), separators=(",", ":"))[1:]
+
+    def private(self, device: Optional[str]) -> dict:
+        """What only this device may see: host or not, its seat and cards, its legal moves."""
+        view: dict[str, Any] = {"host": device is not None and device == self.host}
         color = self.seat_of(device)
         view["legal"] = None
         if color:
@@ -244,12 +260,12 @@ class Table:
     # -- the one path every change takes --
 
     def _commit(self, game: Game, kind: str, body: dict, device: Optional[str],
-                call_ended: bool = False) -> dict:
+                call_ended: bool = False, after: Optional[State] = None) -> dict:
         """Append the event (durable on return), apply it, tell every phone, set the LEDs."""
         self.store.append(game.id, game.seq + 1, kind, body, device)
-        game.mutate(kind, body, device)
+        game.mutate(kind, body, device, after)
         self.current = game.id
-        self.hub.publish(game.id, lambda d: json.dumps(game.view(d), separators=(",", ":")))
+        self.hub.publish(game.id, game.view_json)
         self._show_leds(game, call_ended)
         return game.view(device)
 
@@ -375,9 +391,9 @@ class Table:
                     raise RuleError("game_over", player=color)
                 raise RuleError("already_passed" if st.seat(color) in st.passed else "not_your_turn",
                                 player=color, to_act=st.to_act_color)
-            built = sum(apply(st, action).built_count)  # raises RuleError: nothing appended, nothing changed
+            after = apply(st, action)  # raises RuleError: nothing appended, nothing changed
             return self._commit(game, "action", action.to_json(), device,
-                                call_ended=built > sum(st.built_count))
+                                call_ended=sum(after.built_count) > sum(st.built_count), after=after)
 
     def undo(self, gid: str, device: str) -> dict:
         game = self.get(gid)
