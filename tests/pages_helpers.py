@@ -148,6 +148,7 @@ class Device:
         if method == "GET":
             r = self.ctx.request.get(url, headers=headers)
         else:
+            headers["Content-Type"] = "application/json"
             r = self.ctx.request.post(url, headers=headers, data=json.dumps(body if body is not None else {}),
                                       fail_on_status_code=False)
         return r.status, (r.json() if r.body() else None)
