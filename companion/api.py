@@ -154,6 +154,10 @@ class RateLimit:
     def allow(self, device: str) -> bool:
         now = time.monotonic()
         with self.lock:
+            if len(self.buckets) > 4096:
+                # Cookieless requests make a new device each time: forget buckets that are full again.
+                self.buckets = {d: (t, w) for d, (t, w) in self.buckets.items()
+                                if t + (now - w) * self.rate < self.burst}
             tokens, then = self.buckets.get(device, (self.burst, now))
             tokens = min(self.burst, tokens + (now - then) * self.rate)
             if tokens < 1:
