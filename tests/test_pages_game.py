@@ -60,7 +60,7 @@ def test_three_phones_play_a_whole_expert_game_and_the_tally_matches_companion_s
     for color, name in SEATS[1:]:
         join(phones[color], url, color, name)
     host.wait_seq(seq + 2)
-    host.shot("phone-lobby-host", full_page=True)
+    host.shot("phone-lobby-host")
     table.shot("table-lobby")
     host.press("#start")
     for d in [*phones.values(), table]:
@@ -156,8 +156,7 @@ def test_three_phones_play_a_whole_expert_game_and_the_tally_matches_companion_s
         shown = tally_on_screen(d)
         assert shown["visible"], who
         assert {k: shown[k] for k in want} == want, who
-    host.page.locator("#end").scroll_into_view_if_needed()
-    host.shot("phone-end")
+    host.shot("phone-end", at="#end")
     table.shot("table-end")
 
     # No socket frame any device got before the end carried a card that was not its own.
