@@ -63,6 +63,8 @@ def create_app(config: Optional[dict] = None) -> Flask:
     join_base = (lambda: app.config["JOIN_URL"] or "")
     table = Table(store, Hub(), leds=leds, join_base=join_base)
     table.load()
+    for gid, why in table.broken.items():
+        app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)
     app.extensions["table"] = table
     app.extensions["rate_limit"] = api.RateLimit(app.config["RATE_LIMIT"], burst=20)
 

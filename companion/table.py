@@ -234,6 +234,7 @@ class Table:
         self.leds = leds
         self.join_base = join_base
         self.games: dict[str, Game] = {}
+        self.broken: dict[str, str] = {}   # game id -> why its log could not be replayed
         self._lock = threading.Lock()
         self.current: Optional[str] = None
 
@@ -241,8 +242,13 @@ class Table:
         """Rebuild every game by replaying its log."""
         for gid in self.store.games():
             game = Game(gid, join_url=self.join_url(gid))
-            for seq, kind, body, device in self.store.events(gid):
-                game.mutate(kind, body, device)
+            try:
+                for seq, kind, body, device in self.store.events(gid):
+                    game.mutate(kind, body, device)
+            except Exception as e:  # any corruption: hand-edited file, older format, bug
+                # One unreadable game must not keep the others (and the table) from starting.
+                self.broken[gid] = f"event {game.seq + 1}: {e}"
+                continue
             self.games[gid] = game
             self.current = gid
         if self.current:
@@ -366,7 +372,8 @@ class Table:
                     # The host is told that two entries clash, not which card: that is someone's secret.
                     raise Refused(409, "cards_clash") from None
             else:
-                rng = random.Random(f"deal-{game.seed}" if game.seed is not None else secrets.randbits(64))
+                # Never from the game's seed: whoever knew it could work out every secret card.
+                rng = random.Random(secrets.randbits(128))
                 cards = {c: list(v) for c, v in zip(game.colors, deal(game.mode, len(game.colors), rng))}
             # A start the replay would refuse must never reach the log: check the whole setup first.
             make_setup(game.mode, [Seat(c, game.names.get(c, ""), *cards[c]) for c in game.colors],

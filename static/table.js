@@ -41,7 +41,7 @@
   function poll() {
     M.api("GET", "/api/games/current").then(function (res) {
       if (res.ok && res.data && res.data.id) follow(res.data.id);
-      else if (!gameId) $("status").textContent = M.tr("no_game");
+      else if (!gameId) $("status").textContent = M.tr("no_game_yet");
     });
   }
   poll();
