@@ -43,7 +43,7 @@ def test_three_phones_play_a_whole_expert_game_and_the_tally_matches_companion_s
     # The join URL the host's phone shows (under its QR code) is where the others go.
     url = host.text("#join-url").strip()
     assert url == f"{server.origin}/g/{gid}"
-    assert host.page.evaluate("document.querySelector('#host-lobby img').naturalWidth") > 0
+    host.page.wait_for_function("() => document.querySelector('#host-lobby img').naturalWidth > 0")
 
     # "Start" before every seat is taken: refused with a sentence, nothing changes.
     seq = host.state()["seq"]
