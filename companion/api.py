@@ -12,7 +12,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request
 from . import i18n
 from .game.board import board_data
 from .game.errors import RuleError
-from .live import pump
+
 from .table import Refused, Table, device_id
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -108,6 +108,11 @@ def refuse(status: int, key: str, **params) -> Response:
     return response
 
 
+def view_response(text: str) -> Response:
+    """A view already encoded once for this device (the same text its socket gets)."""
+    return Response(text, mimetype="application/json")
+
+
 def payload(fields: dict) -> dict:
     """The request's JSON object, with every field known and of the right type."""
     data = request.get_json(silent=True)
@@ -183,36 +188,36 @@ def current_game():
 
 @bp.get("/games/<gid>")
 def get_game(gid: str):
-    return jsonify(table().get(gid).view(g.device))
+    return view_response(table().get(gid).view_json(g.device))
 
 
 @bp.post("/games/<gid>/setup")
 def change_setup(gid: str):
-    return jsonify(table().change_setup(gid, payload(GAME_FIELDS), g.device))
+    return view_response(table().change_setup(gid, payload(GAME_FIELDS), g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>")
 def claim_seat(gid: str, color: str):
     data = payload({"name": (_NAME, True)})
-    return jsonify(table().claim_seat(gid, color, data["name"].strip(), g.device))
+    return view_response(table().claim_seat(gid, color, data["name"].strip(), g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>/release")
 def release_seat(gid: str, color: str):
     payload({})
-    return jsonify(table().release_seat(gid, color, g.device))
+    return view_response(table().release_seat(gid, color, g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>/cards")
 def enter_cards(gid: str, color: str):
     data = payload({"area": (_STR, True), "neighborhood": (_OPT_STR, False)})
-    return jsonify(table().enter_cards(gid, color, data["area"], data.get("neighborhood"), g.device))
+    return view_response(table().enter_cards(gid, color, data["area"], data.get("neighborhood"), g.device))
 
 
 @bp.post("/games/<gid>/start")
 def start_game(gid: str):
     payload({})
-    return jsonify(table().start(gid, g.device))
+    return view_response(table().start(gid, g.device))
 
 
 @bp.post("/games/<gid>/actions")
@@ -223,13 +228,13 @@ def act(gid: str):
         raise Refused(400, "bad_action")
     if not current_app.extensions["rate_limit"].allow(g.device):
         raise Refused(429, "rate_limited")
-    return jsonify(table().act(gid, g.device, data, data.get("expect_seq")))
+    return view_response(table().act(gid, g.device, data, data.get("expect_seq")))
 
 
 @bp.post("/games/<gid>/undo")
 def undo(gid: str):
     payload({})
-    return jsonify(table().undo(gid, g.device))
+    return view_response(table().undo(gid, g.device))
 
 
 @bp.get("/games/<gid>/record")
@@ -289,7 +294,7 @@ def live(ws, gid: str) -> None:
         return
     sub = t.hub.join(gid, g.device)
     try:
-        pump(ws, sub, game.view_json(g.device))
+        sub.pump(ws, game.view_json(g.device))
     finally:
         t.hub.leave(sub)
 

@@ -1,33 +1,75 @@
-"""Open sockets per game: each phone gets its latest whole view, sent by its own thread."""
+"""Open sockets per game: each phone gets its newest whole view, from the bid's own thread when it can."""
 from __future__ import annotations
 
-import queue
+import fcntl
+import socket
+import struct
+import termios
 import threading
 from typing import Callable, Optional
 
+# Room left in a socket's send buffer before the bid's thread writes to it itself (headers included).
+HEADROOM = 1024
+
+
+def _room(sock: socket.socket) -> int:
+    """Bytes the kernel can still queue on `sock` without blocking (0 when unknown)."""
+    try:
+        size = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        queued = struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+    # The kernel reports SO_SNDBUF doubled for its own bookkeeping; count half of it.
+    return size // 2 - queued
+
 
 class Subscriber:
-    """One connected device; holds at most the newest unsent view (older ones are superseded)."""
+    """One connected device. A view goes straight out when its socket has room; otherwise its own
+    thread sends it, and only the newest unsent view is kept (a whole view supersedes older ones)."""
 
     def __init__(self, game: str, device: Optional[str]):
         self.game = game
         self.device = device
-        self._box: "queue.Queue[str]" = queue.Queue(maxsize=1)
-        self._lock = threading.Lock()
+        self.ws = None
+        self._pending: Optional[str] = None
+        self._cond = threading.Condition()
+        self._sending = threading.Lock()   # one writer at a time, and views leave in order
 
     def offer(self, message: str) -> None:
-        with self._lock:
+        ws = self.ws
+        if ws is not None and self._sending.acquire(blocking=False):
             try:
-                self._box.get_nowait()
-            except queue.Empty:
-                pass
-            self._box.put_nowait(message)
+                with self._cond:
+                    idle = self._pending is None
+                # Never block a bid on a slow phone: write only what the kernel takes at once.
+                if idle and ws.connected and len(message) + HEADROOM < _room(ws.sock):
+                    ws.send(message)
+                    return
+            except Exception:  # a socket closing under us: its own thread notices and ends
+                return
+            finally:
+                self._sending.release()
+        with self._cond:
+            self._pending = message
+            self._cond.notify()
 
-    def next(self, timeout: float) -> Optional[str]:
-        try:
-            return self._box.get(timeout=timeout)
-        except queue.Empty:
-            return None
+    def pump(self, ws, first: str, idle: float = 1.0) -> None:
+        """Send `first`, then each view left pending, until the socket closes. The socket carries no actions."""
+        with self._sending:
+            ws.send(first)
+            self.ws = ws
+        while ws.connected:
+            with self._cond:
+                self._cond.wait_for(lambda: self._pending is not None, timeout=idle)
+            with self._sending:
+                with self._cond:
+                    message, self._pending = self._pending, None
+                if message is not None:
+                    ws.send(message)
+            if message is None:
+                # Drain (and ignore) anything the phone sent; this also notices a closed socket.
+                while ws.connected and ws.receive(timeout=0) is not None:
+                    pass
 
 
 class Hub:
@@ -61,16 +103,3 @@ class Hub:
     def count(self, game: str) -> int:
         with self._lock:
             return len(self._subs.get(game, ()))
-
-
-def pump(ws, sub: Subscriber, first: str, idle: float = 1.0) -> None:
-    """Send `first`, then each newer view as it comes, until the socket closes. The socket carries no actions."""
-    ws.send(first)
-    while ws.connected:
-        message = sub.next(idle)
-        if message is not None:
-            ws.send(message)
-        else:
-            # Drain (and ignore) anything the phone sent; it also notices a closed socket.
-            while ws.connected and ws.receive(timeout=0) is not None:
-                pass

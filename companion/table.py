@@ -266,14 +266,14 @@ class Table:
     # -- the one path every change takes --
 
     def _commit(self, game: Game, kind: str, body: dict, device: Optional[str],
-                call_ended: bool = False, after: Optional[State] = None) -> dict:
-        """Append the event (durable on return), apply it, tell every phone, set the LEDs."""
+                call_ended: bool = False, after: Optional[State] = None) -> str:
+        """Append the event (durable on return), apply it, tell every phone, set the LEDs; this device's view as JSON."""
         self.store.append(game.id, game.seq + 1, kind, body, device)
         game.mutate(kind, body, device, after)
         self.current = game.id
         self.hub.publish(game.id, game.view_json)
         self._show_leds(game, call_ended)
-        return game.view(device)
+        return game.view_json(device)
 
     def _show_leds(self, game: Game, call_ended: bool = False) -> None:
         if self.leds is None:
@@ -296,7 +296,7 @@ class Table:
             self._commit(game, "create", body, device)
         return game
 
-    def change_setup(self, gid: str, options: dict, device: str) -> dict:
+    def change_setup(self, gid: str, options: dict, device: str) -> str:
         game = self.get(gid)
         with game.lock:
             self._host_only(game, device)
@@ -317,14 +317,14 @@ class Table:
         return {"mode": mode, "players": list(colors), "removed_districts": sorted(removed),
                 "tokens": tokens, "deal": o.get("deal", "app"), "seed": seed}
 
-    def claim_seat(self, gid: str, color: str, name: str, device: str) -> dict:
+    def claim_seat(self, gid: str, color: str, name: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
             if color not in game.colors:
                 raise Refused(404, "no_seat", color=color)
             holder = game.devices.get(color)
             if holder == device and game.names.get(color) == name:
-                return game.view(device)
+                return game.view_json(device)
             if holder is not None and holder != device:
                 raise Refused(409, "seat_taken")
             mine = game.seat_of(device)
@@ -332,7 +332,7 @@ class Table:
                 raise Refused(409, "one_seat", color=mine)
             return self._commit(game, "seat", {"color": color, "name": name}, device)
 
-    def release_seat(self, gid: str, color: str, device: str) -> dict:
+    def release_seat(self, gid: str, color: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
             self._host_only(game, device)
@@ -340,7 +340,7 @@ class Table:
                 raise Refused(404, "no_seat", color=color)
             return self._commit(game, "release", {"color": color}, device)
 
-    def enter_cards(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> dict:
+    def enter_cards(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
         game = self.get(gid)
         with game.lock:
             self._lobby_only(game)
@@ -355,7 +355,7 @@ class Table:
             check_cards(game.mode, [Seat(color, "", area, hood)])
             return self._commit(game, "cards", {"color": color, "area": area, "neighborhood": hood}, device)
 
-    def start(self, gid: str, device: str) -> dict:
+    def start(self, gid: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
             self._host_only(game, device)
@@ -380,7 +380,7 @@ class Table:
                        game.removed, game.tokens)
             return self._commit(game, "start", {"cards": cards}, device)
 
-    def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> dict:
+    def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
         game = self.get(gid)
         with game.lock:
             color = game.seat_of(device)
@@ -402,7 +402,7 @@ class Table:
             return self._commit(game, "action", action.to_json(), device,
                                 call_ended=sum(after.built_count) > sum(st.built_count), after=after)
 
-    def undo(self, gid: str, device: str) -> dict:
+    def undo(self, gid: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
             self._host_only(game, device)
