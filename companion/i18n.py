@@ -112,7 +112,7 @@ UI = {
         "bid_line": "{player}: {value} on {nb}",
         "put_real_bid": "Put your real building {value} on {nb} on the board.",
         "last_call": "{player} built {value} on {nb}.",
-        "took_token": "{player} took a {token} token.",
+        "took_token": "{player} took one {token} token.",
         "card_to": "{card}: now {player}.",
         "undo": "Undo the last action",
         "undo_confirm": "Undo the last action for everybody?",
@@ -140,7 +140,7 @@ UI = {
         "area_expert_districts": "4 prestige points per district where you have constructed at least three buildings.",
         "area_expert_chains": "4 prestige points per chain of three buildings. A building counts in one chain only.",
         "card_title": "{card}: {name}",
-        "neighborhood_meaning": "2 prestige points for each building you construct in a {kind} neighborhood.",
+        "neighborhood_meaning": "2 prestige points for each building you construct in a neighborhood of this kind: {kind}.",
         # end of the game
         "game_over": "Game over",
         "winner": "Winner: {players}",

@@ -265,7 +265,7 @@ var M = (function () {
     var colors = (view.players || []).map(function (p) { return p.color; });
     var tbl = el("table", "scores");
     var head = el("tr");
-    head.appendChild(el("th"));
+    head.appendChild(el("th", "rowh"));  // table-layout:fixed takes column widths from this first row
     colors.forEach(function (c) { var th = el("th"); th.appendChild(chip(c)); th.appendChild(el("div", "small", who(view, c))); head.appendChild(th); });
     tbl.appendChild(head);
     var rows = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area"];
