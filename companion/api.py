@@ -276,6 +276,10 @@ def hardware():
 @bp.post("/hardware/test")
 def hardware_test():
     payload({})
+    t = table()
+    game = t.games.get(t.current) if t.current else None
+    if game is not None and game.phase == "playing" and game.host != g.device:
+        raise Refused(403, "not_host")  # mid-game, only the host may take the LEDs away from the bidder
     leds = current_app.extensions.get("leds")
     if leds:
         leds.test_sequence()

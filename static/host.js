@@ -137,6 +137,20 @@
     });
   });
 
+  /* The LEDs beside the board: what the Pi has, and each LED in turn to check the wiring. */
+  function ledStatus(res) {
+    var hw = res.data || {};
+    var pins = Object.keys(hw.pins || {}).map(function (c) { return term(c) + " " + hw.pins[c]; }).join(", ");
+    $("leds-status").textContent = hw.gpio === "none" ? tr("leds_none") : tr("leds_" + hw.gpio, { pins: pins });
+    $("leds-test").disabled = hw.gpio === "none";
+  }
+  M.api("GET", "/api/hardware").then(ledStatus);
+  $("leds-test").onclick = function () {
+    M.api("POST", "/api/hardware/test", {}).then(function (res) {
+      if (res.ok) ledStatus(res); else $("leds-status").textContent = M.errorOf(res);
+    });
+  };
+
   refresh();
   loadSaved();
 })();

@@ -113,6 +113,10 @@ def test_hardware_report_and_wiring_test_through_the_api(inprocess_server, activ
     status = host.get("/api/hardware").json
     assert status["gpio"] == "mock" and status["lit"] == ["blue"] and status["pins"] == PINS
     assert lit(factory, active_high) == {"blue"}
+    stranger = Phone(srv)
+    r = stranger.post("/api/hardware/test", {})
+    assert r.status == 403 and r.json["code"] == "not_host"  # mid-game, nobody else takes the LEDs away
+    assert lit(factory, active_high) == {"blue"}
     r = host.post("/api/hardware/test", {})
     assert r.status == 200
     seen = set()
