@@ -1,10 +1,9 @@
 """Blueprint: the JSON API and the live socket. Requests are checked here; `table` does the rest."""
 from __future__ import annotations
 
-import json
 import threading
 import time
-from typing import Any, Optional
+from typing import Optional
 from urllib.parse import urlparse
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
@@ -133,9 +132,8 @@ def payload(fields: dict) -> dict:
 @bp.errorhandler(Refused)
 def on_refused(e: Refused):
     if e.key == "stale":
-        game = table().games.get(request.view_args.get("gid", ""))
         response = jsonify({"error": i18n.t(lang(), "stale"), "code": "stale",
-                            "view": game.view(g.device) if game else None})
+                            "view": table().view(request.view_args.get("gid", ""), g.device)})
         response.status_code = 409
         return response
     return refuse(e.status, e.key, **e.params)
@@ -188,7 +186,7 @@ def current_game():
 
 @bp.get("/games/<gid>")
 def get_game(gid: str):
-    return view_response(table().get(gid).view_json(g.device))
+    return view_response(table().view_json(gid, g.device))
 
 
 @bp.post("/games/<gid>/setup")
@@ -298,7 +296,7 @@ def live(ws, gid: str) -> None:
         return
     sub = t.hub.join(gid, g.device)
     try:
-        sub.pump(ws, game.view_json(g.device))
+        sub.pump(ws, t.view_json(gid, g.device))
     finally:
         t.hub.leave(sub)
 

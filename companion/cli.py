@@ -5,7 +5,6 @@ import argparse
 import json
 import sys
 
-from .game.errors import RuleError
 from .game.record import RecordError, replay
 from .game.scoring import score
 

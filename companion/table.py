@@ -2,19 +2,18 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import secrets
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from functools import partial
+from typing import Callable, Optional
 
+from . import views
 from .db import Store
-from .game import board as board_mod
 from .game.errors import RuleError
 from .game.record import to_record
-from .game.rules import apply, could_outbid, legal_actions, new_game
-from .game.scoring import explain
+from .game.rules import apply, new_game
 from .game.setup import (check_cards, check_colors, check_layout, check_mode, check_removed, deal,
                          make_setup, random_layout)
 from .game.state import Action, Bid, Pass, Seat, State
@@ -124,100 +123,6 @@ class Game:
         seats = [Seat(c, self.names.get(c, ""), *self.cards.get(c, (None, None))) for c in self.colors]
         return make_setup(self.mode, seats, self.removed, self.tokens)
 
-    # -- views --
-
-    def public(self) -> dict:
-        """What the whole table may see; rebuilt once per change."""
-        if self._public and self._public[0] == self.seq:
-            return self._public[1]
-        st = self.state
-        view: dict[str, Any] = {
-            "id": self.id,
-            "seq": self.seq,
-            "join_url": self.join_url,
-            "phase": self.phase,
-            "mode": self.mode,
-            "deal": self.deal,
-            "removed_districts": sorted(self.removed),
-            "to_act": st.to_act_color if st else None,
-            "start_player": st.colors[st.start] if st and not st.finished else None,
-            "players": [],
-            "call": [],
-            "built": {},
-            "tokens": dict(self.tokens) if st is None else dict(st.tokens),
-            "subway_card": None,
-            "archaeological_card": None,
-            "could_outbid": [],
-            "passed": [],
-            "last_call": None,
-            "actions": len(self.actions),
-        }
-        for i, color in enumerate(self.colors):
-            p = {"color": color, "name": self.names.get(color), "seated": color in self.devices,
-                 "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
-                 "buildings": 0}
-            if self.deal == "physical" and not st:
-                p["cards_entered"] = color in self.cards
-            if st:
-                p["values"] = list(st.hands[i])
-                t, s, a = st.collected[i]
-                p["tokens"] = {"trendy": t, "subway": s, "archaeological": a}
-                p["buildings"] = st.built_count[i]
-            view["players"].append(p)
-        if st:
-            view["call"] = [{"neighborhood": b.neighborhood, "color": b.player, "value": b.value} for b in st.call]
-            view["built"] = {nb: {"color": b.player, "value": b.value} for nb, b in st.built.items()}
-            view["subway_card"] = None if st.subway_card is None else st.colors[st.subway_card]
-            view["archaeological_card"] = None if st.archaeological_card is None else st.colors[st.archaeological_card]
-            view["could_outbid"] = list(could_outbid(st))
-            view["passed"] = [st.colors[i] for i in sorted(st.passed)]
-            if st.last_call:
-                lc = st.last_call
-                view["last_call"] = {"color": lc.player, "neighborhood": lc.neighborhood, "value": lc.value,
-                                     "token": lc.token, "subway_card": lc.subway_card,
-                                     "archaeological_card": lc.archaeological_card}
-            # Projected or final scores hold the secret cards' points: only shown once the game is over.
-            if st.finished:
-                ex = explain(st)
-                view["scores"] = ex["scores"]
-                view["details"] = ex["details"]
-                view["highest"] = ex["highest"]
-                view["tiebreak"] = ex["tiebreak"]
-                view["revealed"] = {s.color: {"area": s.area, "neighborhood": s.neighborhood}
-                                    for s in st.setup.seats}
-        self._public = (self.seq, view)
-        return view
-
-    def view(self, device: Optional[str]) -> dict:
-        """The public view plus what only this device may see: its seat, its cards, its legal moves."""
-        view = dict(self.public())
-        view.update(self.private(device))
-        return view
-
-    def view_json(self, device: Optional[str]) -> str:
-        """view(device) as JSON text; the public part is encoded once per change, shared by every socket."""
-        public = self.public()
-        cached = self._public_json
-        if cached is None or cached[0] is not public:
-            cached = (public, json.dumps(public, separators=(",", ":")))
-            self._public_json = cached
-        return cached[1][:-1] + "," + json.dumps(self.private(device), separators=(",", ":"))[1:]
-
-    def private(self, device: Optional[str]) -> dict:
-        """What only this device may see: host or not, its seat and cards, its legal moves."""
-        view: dict[str, Any] = {"host": device is not None and device == self.host}
-        color = self.seat_of(device)
-        view["legal"] = None
-        if color:
-            area, hood = self.cards.get(color, (None, None))
-            view["you"] = {"color": color, "name": self.names.get(color), "area": area, "neighborhood": hood}
-            st = self.state
-            if st and st.to_act_color == color:
-                legal = legal_actions(st)
-                view["legal"] = {"neighborhoods": {nb: list(legal.values) for nb in sorted(legal.neighborhoods)},
-                                 "pass": legal.can_pass}
-        return view
-
 
 def _action(body: dict) -> Action:
     if body.get("pass"):
@@ -260,6 +165,14 @@ class Table:
             raise Refused(404, "no_game")
         return game
 
+    def view_json(self, gid: str, device: Optional[str]) -> str:
+        """This device's view of a game, as the JSON text its socket gets too."""
+        return views.view_json(self.get(gid), device)
+
+    def view(self, gid: str, device: Optional[str]) -> Optional[dict]:
+        game = self.games.get(gid)
+        return views.view(game, device) if game else None
+
     def join_url(self, gid: str) -> str:
         return f"{self.join_base().rstrip('/')}/g/{gid}"
 
@@ -271,15 +184,15 @@ class Table:
         self.store.append(game.id, game.seq + 1, kind, body, device)
         game.mutate(kind, body, device, after)
         self.current = game.id
-        self.hub.publish(game.id, game.view_json)
+        self.hub.publish(game.id, partial(views.view_json, game))
         self._show_leds(game, call_ended)
-        return game.view_json(device)
+        return views.view_json(game, device)
 
     def _show_leds(self, game: Game, call_ended: bool = False) -> None:
         if self.leds is None:
             return
         st = game.state
-        winners = game.public().get("scores", {}).get("winners", []) if st and st.finished else []
+        winners = views.public(game).get("scores", {}).get("winners", []) if st and st.finished else []
         call_winner = st.last_call.player if call_ended and st and st.last_call else None
         self.leds.show(game.phase, [c for c in game.colors if c in game.devices],
                        st.to_act_color if st else None, winners, call_winner)
@@ -324,7 +237,7 @@ class Table:
                 raise Refused(404, "no_seat", color=color)
             holder = game.devices.get(color)
             if holder == device and game.names.get(color) == name:
-                return game.view_json(device)
+                return views.view_json(game, device)
             if holder is not None and holder != device:
                 raise Refused(409, "seat_taken")
             mine = game.seat_of(device)

@@ -1,0 +1,107 @@
+"""What each device may see of a game: everything public, and of the secrets only its own seat's.
+
+The one place to read when checking that no phone is ever sent another player's cards.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from .game.rules import could_outbid, legal_actions
+from .game.scoring import explain
+
+
+def public(game) -> dict:
+    """What the whole table may see; rebuilt once per change."""
+    if game._public and game._public[0] == game.seq:
+        return game._public[1]
+    st = game.state
+    view: dict[str, Any] = {
+        "id": game.id,
+        "seq": game.seq,
+        "join_url": game.join_url,
+        "phase": game.phase,
+        "mode": game.mode,
+        "deal": game.deal,
+        "removed_districts": sorted(game.removed),
+        "to_act": st.to_act_color if st else None,
+        "start_player": st.colors[st.start] if st and not st.finished else None,
+        "players": [],
+        "call": [],
+        "built": {},
+        "tokens": dict(game.tokens) if st is None else dict(st.tokens),
+        "subway_card": None,
+        "archaeological_card": None,
+        "could_outbid": [],
+        "passed": [],
+        "last_call": None,
+        "actions": len(game.actions),
+    }
+    for i, color in enumerate(game.colors):
+        p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
+             "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
+             "buildings": 0}
+        if game.deal == "physical" and not st:
+            p["cards_entered"] = color in game.cards
+        if st:
+            p["values"] = list(st.hands[i])
+            t, s, a = st.collected[i]
+            p["tokens"] = {"trendy": t, "subway": s, "archaeological": a}
+            p["buildings"] = st.built_count[i]
+        view["players"].append(p)
+    if st:
+        view["call"] = [{"neighborhood": b.neighborhood, "color": b.player, "value": b.value} for b in st.call]
+        view["built"] = {nb: {"color": b.player, "value": b.value} for nb, b in st.built.items()}
+        view["subway_card"] = None if st.subway_card is None else st.colors[st.subway_card]
+        view["archaeological_card"] = None if st.archaeological_card is None else st.colors[st.archaeological_card]
+        view["could_outbid"] = list(could_outbid(st))
+        view["passed"] = [st.colors[i] for i in sorted(st.passed)]
+        if st.last_call:
+            lc = st.last_call
+            view["last_call"] = {"color": lc.player, "neighborhood": lc.neighborhood, "value": lc.value,
+                                 "token": lc.token, "subway_card": lc.subway_card,
+                                 "archaeological_card": lc.archaeological_card}
+        # Projected or final scores hold the secret cards' points: only shown once the game is over.
+        if st.finished:
+            ex = explain(st)
+            view["scores"] = ex["scores"]
+            view["details"] = ex["details"]
+            view["highest"] = ex["highest"]
+            view["tiebreak"] = ex["tiebreak"]
+            view["revealed"] = {s.color: {"area": s.area, "neighborhood": s.neighborhood}
+                                for s in st.setup.seats}
+    game._public = (game.seq, view)
+    return view
+
+
+def view(game, device: Optional[str]) -> dict:
+    """The public view plus what only this device may see: its seat, its cards, its legal moves."""
+    whole = dict(public(game))
+    whole.update(private(game, device))
+    return whole
+
+
+def view_json(game, device: Optional[str]) -> str:
+    """view(device) as JSON text; the public part is encoded once per change, shared by every socket."""
+    shared = public(game)
+    cached = game._public_json
+    if cached is None or cached[0] is not shared:
+        cached = (shared, json.dumps(shared, separators=(",", ":")))
+        game._public_json = cached
+    return cached[1][:-1] + "," + json.dumps(private(game, device), separators=(",", ":"))[1:]
+
+
+def private(game, device: Optional[str]) -> dict:
+    """What only this device may see: host or not, its seat and cards, its legal moves."""
+    view: dict[str, Any] = {"host": device is not None and device == game.host}
+    color = game.seat_of(device)
+    view["legal"] = None
+    if color:
+        area, hood = game.cards.get(color, (None, None))
+        view["you"] = {"color": color, "name": game.names.get(color), "area": area, "neighborhood": hood}
+        st = game.state
+        if st and st.to_act_color == color:
+            legal = legal_actions(st)
+            view["legal"] = {"neighborhoods": {nb: list(legal.values) for nb in sorted(legal.neighborhoods)},
+                             "pass": legal.can_pass}
+    return view
