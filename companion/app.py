@@ -13,7 +13,13 @@ from .db import Store
 from .live import Hub
 from .table import Table
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+
+
+def _folder(name: str) -> Path:
+    """templates/ or static/: inside the package when installed from a wheel, else the repository's."""
+    packed = HERE / name
+    return packed if packed.is_dir() else HERE.parent / name
 
 DEFAULTS = {
     "DB": "companion.sqlite3",
@@ -41,7 +47,7 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
 
 
 def create_app(config: Optional[dict] = None) -> Flask:
-    app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"),
+    app = Flask(__name__, template_folder=str(_folder("templates")), static_folder=str(_folder("static")),
                 static_url_path="/static")
     app.config.update(DEFAULTS)
     for var, (key, conv) in ENV.items():

@@ -1,0 +1,38 @@
+"""The wheel install.sh puts on the Pi (not an editable checkout) must still serve every page."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SERVE = """
+import companion, sys
+from companion import create_app
+assert companion.__file__.startswith(sys.argv[1]), companion.__file__
+client = create_app({"DB": sys.argv[2], "LEDS": None, "JOIN_URL": "http://192.0.2.1:8000"}).test_client()
+for path in ("/", "/table", "/static/app.js", "/static/app.css", "/api/board"):
+    r = client.get(path)
+    assert r.status_code == 200, (path, r.status_code)
+print("ok")
+"""
+
+
+def test_the_wheel_carries_templates_static_and_board_and_serves_pages(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+                    "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=300)
+    wheel = next(tmp_path.glob("metropolys_companion-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for need in ("companion/templates/phone.html", "companion/templates/table.html", "companion/static/app.js",
+                 "companion/static/icon.svg", "companion/game/data/metropolys-board.json"):
+        assert need in names, need
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    # Run from the unpacked wheel, away from this checkout.
+    done = subprocess.run([sys.executable, "-c", SERVE, str(site), str(tmp_path / "db.sqlite3")],
+                          cwd=tmp_path, env={"PYTHONPATH": str(site), "COMPANION_LEDS": "off"},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
