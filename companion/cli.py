@@ -13,11 +13,12 @@ def cmd_score(args) -> int:
     """Print a record's scores as RECORD.md specifies; exit 2 with one line on a bad record."""
     try:
         if args.record == "-":
-            text = sys.stdin.read()
+            raw = sys.stdin.buffer.read()
         else:
-            with open(args.record, encoding="utf-8") as f:
-                text = f.read()
-        doc = json.loads(text)
+            with open(args.record, "rb") as f:
+                raw = f.read()
+        # UTF-8 whatever the terminal's locale; a byte-order mark (some editors write one) is allowed.
+        doc = json.loads(raw.decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError) as e:
         print(f"setup: cannot read {args.record}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
         return 2

@@ -189,3 +189,19 @@ def test_replay_raises_record_error_with_where_and_sentence():
         replay(doc)
     assert e.value.where == "action 1" and e.value.error.code == "not_your_turn"
     assert str(e.value) == "action 1: red cannot act now: it is blue's turn"
+
+
+def test_utf8_whatever_the_locale_and_a_byte_order_mark_is_allowed(tmp_path):
+    doc = blue_builds_everything()
+    doc["players"][0]["name"] = "Zoë Ångström"
+    plain = ok(write(tmp_path, doc))
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+    p = subprocess.run([str(COMPANION), "score", str(path)], capture_output=True, timeout=60,
+                       env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "PYTHONIOENCODING": "ascii"})
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == plain
+    p = subprocess.run([str(COMPANION), "score", "-"], input=path.read_bytes(), capture_output=True, timeout=60,
+                       env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "PYTHONIOENCODING": "ascii"})
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == plain
