@@ -1,6 +1,7 @@
 """Blueprint: the JSON API and the live socket. Requests are checked here; `table` does the rest."""
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from typing import Optional
@@ -47,7 +48,6 @@ def identify_device() -> None:
     cookie = request.cookies.get("device", "")
     g.new_cookie = None
     if not (20 <= len(cookie) <= 64 and cookie.replace("-", "").replace("_", "").isalnum()):
-        import secrets
         cookie = secrets.token_urlsafe(32)
         g.new_cookie = cookie
     g.device = device_id(cookie)

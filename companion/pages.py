@@ -138,7 +138,7 @@ def table():
 
 def join_url(game_id: str) -> str:
     cfg = current_app.config
-    base = cfg.get("JOIN_URL_BASE") or cfg.get("JOIN_URL") or request.host_url
+    base = cfg.get("JOIN_URL") or request.host_url
     return base.rstrip("/") + "/g/" + game_id
 
 
