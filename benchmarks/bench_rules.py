@@ -17,12 +17,14 @@ from pathlib import Path
 from types import MappingProxyType
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from companion.game.board import load_board  # noqa: E402
 from companion.game.rules import apply, legal_actions, new_game  # noqa: E402
 from companion.game.scoring import score  # noqa: E402
 from companion.game.setup import deal, make_setup, random_layout  # noqa: E402
 from companion.game.state import EXPERT_AREAS, Bid, Building, Pass, Seat  # noqa: E402
+from games import cluster  # noqa: E402  (tests/games.py: the same clumps the scoring tests use)
 
 BOARD = load_board()
 COLORS = ("blue", "red", "white", "gray")
@@ -98,16 +100,6 @@ def bench_actions(count: int, seed: int) -> None:
           f"{', '.join(f'{r[0]:.1f}' for r in rounds)})")
 
 
-def clusters(rng: random.Random, size: int):
-    s = {rng.choice(NBS)}
-    while len(s) < size:
-        frontier = sorted({n for x in s for n in BOARD.neighborhoods[x].neighbors} - s)
-        if not frontier:
-            break
-        s.add(rng.choice(frontier))
-    return s
-
-
 def group_count(card: str, mine: set) -> int:
     """How many candidate groups a card sees: the work max_disjoint has to sort out."""
     if card == "chains":
@@ -145,7 +137,7 @@ def bench_scoring(seed: int, candidates: int = 4000, timed: int = 40, repeat: in
     # Adversarial search: dense clumps of 13 (also around the lakes), ranked by the groups they make.
     pool = []
     for _ in range(candidates):
-        mine = clusters(rng, 13)
+        mine = cluster(rng, 13)
         if len(mine) < 13:
             continue
         for card in ("chains", "lakes", "bridges", "statues"):

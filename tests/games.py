@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping, Optional
 
 from companion.game import board as board_mod
-from companion.game.board import CENTER, PERIPHERAL, TOKEN_KINDS, load_board
+from companion.game.board import PERIPHERAL, TOKEN_KINDS, load_board
 from companion.game.rules import apply, legal_actions, new_game
 from companion.game.setup import deal, make_setup, random_layout
 from companion.game.state import COLORS, Bid, Building, Pass, Seat, Setup, State
@@ -157,6 +157,17 @@ for _e in RAW["adjacencies"]:
     _ADJ.setdefault(_e["a"], set()).add(_e["b"])
     _ADJ.setdefault(_e["b"], set()).add(_e["a"])
 _BRIDGES = [frozenset((e["a"], e["b"])) for e in RAW["adjacencies"] if e["bridge"]]
+
+
+def cluster(rng: random.Random, size: int) -> set[str]:
+    """A connected clump of neighborhoods: the dense shapes where counting goes wrong (and scoring is slowest)."""
+    s = {rng.choice(sorted(BOARD.neighborhoods))}
+    while len(s) < size:
+        frontier = sorted({n for x in s for n in BOARD.neighborhoods[x].neighbors} - s)
+        if not frontier:
+            break
+        s.add(rng.choice(frontier))
+    return s
 
 
 def candidate_groups(card: str, mine: set[str]) -> list[frozenset]:

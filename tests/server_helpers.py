@@ -10,7 +10,6 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 import urllib.error

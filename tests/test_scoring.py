@@ -3,7 +3,8 @@ import random
 
 import pytest
 
-from games import BOARD, RAW, brute_area, brute_max_disjoint, candidate_groups, layout_with, position, setup_for
+from games import (BOARD, RAW, brute_area, brute_max_disjoint, candidate_groups, cluster, layout_with, position,
+                   setup_for)
 
 from companion.game.scoring import KEYS, area_groups, explain, score
 
@@ -136,17 +137,6 @@ def test_expert_area_card_counts_the_most_disjoint_groups(card, buildings, group
     s = setup_for(("blue", "red", "white", "gray"), mode="expert", cards=[(card, "mall")] + others)
     out = scored(s, {nb: ("blue", v) for v, nb in enumerate(buildings, 1)})
     assert out["players"]["blue"]["breakdown"]["area"] == groups * AREA_POINTS[card]
-
-
-def cluster(rng, size):
-    """A connected clump of neighborhoods: the dense shapes where counting goes wrong."""
-    s = {rng.choice(sorted(BOARD.neighborhoods))}
-    while len(s) < size:
-        frontier = sorted({n for x in s for n in BOARD.neighborhoods[x].neighbors} - s)
-        if not frontier:
-            break
-        s.add(rng.choice(frontier))
-    return s
 
 
 @pytest.mark.parametrize("card", ["chains", "lakes", "bridges", "statues", "districts"])

@@ -9,7 +9,7 @@ import pytest
 
 from companion.game.setup import deal
 from companion.game.state import EXPERT_AREAS, FAMILY_AREAS, NEIGHBORHOOD_CARDS
-from server_helpers import as_action, choose, create_game
+from server_helpers import choose, create_game
 
 CARD_WORDS = sorted(set(FAMILY_AREAS) | set(EXPERT_AREAS) | set(NEIGHBORHOOD_CARDS))
 
