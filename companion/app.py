@@ -8,7 +8,7 @@ from typing import Optional
 from flask import Flask
 from flask_sock import Sock
 
-from . import api
+from . import api, compress
 from .db import Store
 from .live import Hub
 from .table import Table
@@ -75,6 +75,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
     app.extensions["rate_limit"] = api.RateLimit(app.config["RATE_LIMIT"], burst=20)
 
     app.register_blueprint(api.bp)
+    compress.init_app(app)
     api._json_errors(app)
     sock = Sock(app)
     sock.route("/api/games/<gid>/live")(api.live)
