@@ -147,3 +147,21 @@ def test_no_device_hears_another_players_cards_before_the_end(server, phone, mod
     before, after = check_device("viewer", (None, None), revealed, viewer.seen)
     assert before > 50 and after >= 1
     assert not [y for _, _, _, b in viewer.seen for y in find_key(json.loads(b), "you")]
+
+
+def test_the_public_seed_fixes_the_token_layout_but_never_the_deal(server, phone):
+    """A seed anyone at the table may know must not tell them the secret cards."""
+    colors = ("blue", "red", "white", "gray")
+    layouts, deals = [], []
+    for _ in range(5):
+        seats = {c: phone(server) for c in colors}
+        gid = create_game(seats["blue"], colors, mode="expert", seed=1234)
+        for c, p in seats.items():
+            assert p.post(f"/api/games/{gid}/seats/{c}", {"name": c}).status == 200
+        assert seats["blue"].post(f"/api/games/{gid}/start").status == 200
+        layouts.append(seats["blue"].view(gid)["tokens"])
+        deals.append(tuple((seats[c].view(gid)["you"]["area"], seats[c].view(gid)["you"]["neighborhood"])
+                           for c in colors))
+    assert all(layout == layouts[0] for layout in layouts)
+    # 14,400 possible expert deals for 4 players: five equal deals in a row would be chance 1 in 4e16.
+    assert len(set(deals)) > 1
