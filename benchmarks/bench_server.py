@@ -16,60 +16,16 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import simple_websocket  # noqa: E402
-from wsproto.events import Ping  # noqa: E402
 
 from server_helpers import LiveServer, Phone, create_game, seat_and_start  # noqa: E402
 
 COLORS = ["blue", "red", "white", "gray"]
-
-
-class Listener:
-    """One socket; notes when each seq first arrived."""
-
-    def __init__(self, phone: Phone, gid: str):
-        url = f"{phone.server.ws_base}/api/games/{gid}/live"
-        self.client = simple_websocket.Client.connect(
-            url, headers={"Origin": phone.server.origin, "Cookie": phone.cookie_header()})
-        self.arrived: dict[int, float] = {}
-        self.last: dict = {}
-        self.cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.client.sock.send(self.client.ws.send(Ping()))  # see tests/server_helpers.Socket
-
-    def _read(self) -> None:
-        try:
-            while True:
-                raw = self.client.receive()
-                if raw is None:
-                    return
-                now = time.perf_counter()
-                view = json.loads(raw)
-                with self.cond:
-                    self.arrived.setdefault(view["seq"], now)
-                    self.last = view
-                    self.cond.notify_all()
-        except (simple_websocket.ConnectionClosed, OSError):
-            return
-
-    def wait(self, seq: int, timeout: float = 10.0) -> float:
-        with self.cond:
-            if not self.cond.wait_for(lambda: self.last.get("seq", -1) >= seq, timeout):
-                raise RuntimeError(f"socket never saw seq {seq}")
-            return self.arrived.get(seq, self.arrived[min(s for s in self.arrived if s >= seq)])
-
-    def close(self) -> None:
-        try:
-            self.client.close()
-        except Exception:
-            pass
 
 
 class Poster:
@@ -155,13 +111,13 @@ def main() -> int:
                 gid = create_game(players["blue"], COLORS, mode="expert", seed=rng.randrange(10**6))
                 seat_and_start(gid, players["blue"], players)
                 games += 1
-                socks = {c: Listener(p, gid) for c, p in players.items()}
-                watch = [Listener(v, gid) for v in viewers]
+                socks = {c: p.ws(gid) for c, p in players.items()}
+                watch = [v.ws(gid) for v in viewers]
                 listeners = list(socks.values()) + watch
                 posters = {c: Poster(p) for c, p in players.items()}
                 seq = players["blue"].view(gid)["seq"]
                 for ls in listeners:
-                    ls.wait(seq)
+                    ls.arrival(seq)
                 while len(bid_lat) < args.bids:
                     view = socks["blue"].last
                     if view["phase"] != "playing":
@@ -178,7 +134,7 @@ def main() -> int:
                     t0 = time.perf_counter()
                     answer = posters[color].post(f"/api/games/{gid}/actions", move)
                     t1 = time.perf_counter()
-                    done = max(ls.wait(answer["seq"]) for ls in listeners)
+                    done = max(ls.arrival(answer["seq"]) for ls in listeners)
                     (pass_lat if move.get("pass") else bid_lat).append(done - t0)
                     post_rtt.append(t1 - t0)
                     actions += 1

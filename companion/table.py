@@ -47,7 +47,6 @@ class Game:
     removed: frozenset[str] = frozenset()
     tokens: dict = field(default_factory=dict)
     deal: str = "app"
-    seed: Optional[int] = None
     names: dict = field(default_factory=dict)
     devices: dict = field(default_factory=dict)       # colour -> device id
     cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
@@ -113,7 +112,6 @@ class Game:
         self.removed = frozenset(body["removed_districts"])
         self.tokens = dict(body["tokens"])
         self.deal = body["deal"]
-        self.seed = body.get("seed")
         for gone in set(self.devices) - set(self.colors):
             self.devices.pop(gone)
             self.names.pop(gone, None)

@@ -220,6 +220,7 @@ class Socket:
         self.client = client
         self.phone = phone
         self.messages: list[dict] = []
+        self.arrived: dict[int, float] = {}   # seq -> perf_counter() when it first came in (benchmarks)
         self.cond = threading.Condition()
         self.closed = False
         self.thread = threading.Thread(target=self._read, daemon=True)
@@ -238,8 +239,10 @@ class Socket:
                 raw = self.client.receive()
                 if raw is None:
                     break
+                now = time.perf_counter()
                 msg = json.loads(raw)
                 with self.cond:
+                    self.arrived.setdefault(msg["seq"], now)
                     if self.phone.capture:
                         self.phone.seen.append(("ws", "", "", raw if isinstance(raw, bytes) else raw.encode()))
                     self.messages.append(msg)
@@ -265,6 +268,12 @@ class Socket:
                     raise AssertionError(f"no view at seq {seq}; last {self.messages[-1]['seq'] if self.messages else None}")
                 self.cond.wait(left)
             return self.messages[-1]
+
+    def arrival(self, seq: int, timeout: float = 10.0) -> float:
+        """When the view at `seq` (or the first one after it) came in, once it has."""
+        self.wait_seq(seq, timeout)
+        with self.cond:
+            return self.arrived.get(seq, self.arrived[min(s for s in self.arrived if s >= seq)])
 
     def close(self) -> None:
         try:
