@@ -14,6 +14,7 @@ from .game.board import board_data
 from .game.errors import RuleError
 
 from .table import Refused, Table, device_id
+from .wsloop import HandshakeError, LiveSocket, accept_headers
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -284,21 +285,46 @@ def hardware_test():
     return jsonify(leds.status() if leds else {"gpio": "none", "lit": [], "pins": {}})
 
 
-def live(ws, gid: str) -> None:
-    """WebSocket: this device's whole view on connect, then after every change."""
+class _Upgraded(Response):
+    """The socket has left HTTP: nothing more may be written on it as a response."""
+
+    def __call__(self, environ, start_response):
+        if "gunicorn.socket" in environ:
+            raise StopIteration()   # gunicorn's own way to end a request without an answer
+        return super().__call__(environ, start_response)
+
+
+def live(gid: str) -> Response:
+    """WebSocket: this device's whole view on connect, then after every change. The socket is handed
+    to the live loop (companion.wsloop): under `companion serve` it holds no server thread."""
     if not _same_origin(request.headers.get("Origin")):
-        ws.close(reason=1008, message="origin")
-        return
+        return refuse(403, "bad_origin")
+    environ = request.environ
+    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    try:
+        head = accept_headers(environ)
+    except HandshakeError:
+        return refuse(400, "bad_request")
+    if sock is None:
+        return refuse(400, "bad_request")
     t = table()
     game = t.games.get(gid)
+    sub = t.hub.join(gid, g.device, request.remote_addr or "") if game is not None else None
+    if game is not None and sub is None:
+        return refuse(429, "too_many_sockets")
+    sock.sendall(head)
+    detach = environ.get("companion.detach")
+    if detach is not None:
+        detach()   # from here on the connection is the loop's, not gunicorn's
     if game is None:
-        ws.close(reason=1008, message="no such game")
-        return
-    sub = t.hub.join(gid, g.device)
-    try:
-        sub.pump(ws, t.view_json(gid, g.device))
-    finally:
-        t.hub.leave(sub)
+        live = LiveSocket(sock, t.hub.loop)
+        live.close(1008, "no such game")
+    else:
+        with game.lock:   # no change slips between this first view and the next publish
+            live = t.hub.attach(sub, sock, t.view_json(gid, g.device))
+    if detach is None:
+        live.closed.wait()   # werkzeug's server (tests) or plain gunicorn: this thread waits it out
+    return _Upgraded()
 
 
 def _json_errors(app) -> None:

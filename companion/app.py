@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Optional
 
 from flask import Flask
-from flask_sock import Sock
 
 from . import api, compress
 from .db import Store
@@ -32,7 +31,6 @@ DEFAULTS = {
     "WIFI_PASSWORD": None,
     "RATE_LIMIT": 10.0,          # actions per second per device, with a burst of 20
     "MAX_CONTENT_LENGTH": 64 * 1024,
-    "SOCK_SERVER_OPTIONS": {"ping_interval": 25},
 }
 
 ENV = {  # settings the systemd unit passes through /etc/default/metropolys-companion
@@ -77,8 +75,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
     app.register_blueprint(api.bp)
     compress.init_app(app)
     api._json_errors(app)
-    sock = Sock(app)
-    sock.route("/api/games/<gid>/live")(api.live)
+    app.add_url_rule("/api/games/<gid>/live", view_func=api.live, websocket=True)
     try:
         from .pages import bp as pages_bp
     except ImportError:  # the pages arrive with their own module

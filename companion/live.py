@@ -1,93 +1,88 @@
-"""Open sockets per game: each phone gets its newest whole view, from the bid's own thread when it can."""
+"""Open sockets per game: each phone gets its newest whole view, sent without ever blocking the bid;
+a device keeps at most a few sockets (its newest) and an address at most a few more."""
 from __future__ import annotations
 
-import fcntl
-import socket
-import struct
-import termios
 import threading
 from typing import Callable, Optional
 
-# Room left in a socket's send buffer before the bid's thread writes to it itself (headers included).
-HEADROOM = 1024
+from .wsloop import LiveSocket, Loop
 
-
-def _room(sock: socket.socket) -> int:
-    """Bytes the kernel can still queue on `sock` without blocking (0 when unknown)."""
-    try:
-        size = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
-        queued = struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
-    except (OSError, ValueError):
-        return 0
-    # The kernel reports SO_SNDBUF doubled for its own bookkeeping; count half of it.
-    return size // 2 - queued
+PER_DEVICE = 3     # a phone needs one; a reload or a second tab may briefly hold another
+PER_ADDRESS = 8    # every device behind one address together (fresh cookies cost nothing)
+# The Pi's own screen (the /table kiosk) and tools run on the Pi itself; no device on the network can
+# send from these addresses, so no per-address cap counts them (a proxy in front would change that).
+OWN = frozenset({"127.0.0.1", "::1"})
 
 
 class Subscriber:
-    """One connected device. A view goes straight out when its socket has room; otherwise its own
-    thread sends it, and only the newest unsent view is kept (a whole view supersedes older ones)."""
+    """One connected device's socket on one game."""
 
-    def __init__(self, game: str, device: Optional[str]):
+    def __init__(self, game: str, device: Optional[str], address: str):
         self.game = game
         self.device = device
-        self.ws = None
-        self._pending: Optional[str] = None
-        self._cond = threading.Condition()
-        self._sending = threading.Lock()   # one writer at a time, and views leave in order
+        self.address = address
+        self.live: Optional[LiveSocket] = None
 
     def offer(self, message: str) -> None:
-        ws = self.ws
-        if ws is not None and self._sending.acquire(blocking=False):
-            try:
-                with self._cond:
-                    idle = self._pending is None
-                # Never block a bid on a slow phone: write only what the kernel takes at once.
-                if idle and ws.connected and len(message) + HEADROOM < _room(ws.sock):
-                    ws.send(message)
-                    return
-            except Exception:  # a socket closing under us: its own thread notices and ends
-                return
-            finally:
-                self._sending.release()
-        with self._cond:
-            self._pending = message
-            self._cond.notify()
+        live = self.live
+        if live is not None:
+            live.send(message)
 
-    def pump(self, ws, first: str, idle: float = 1.0) -> None:
-        """Send `first`, then each view left pending, until the socket closes. The socket carries no actions."""
-        with self._sending:
-            ws.send(first)
-            self.ws = ws
-        while ws.connected:
-            with self._cond:
-                self._cond.wait_for(lambda: self._pending is not None, timeout=idle)
-            with self._sending:
-                with self._cond:
-                    message, self._pending = self._pending, None
-                if message is not None:
-                    ws.send(message)
-            if message is None:
-                # Drain (and ignore) anything the phone sent; this also notices a closed socket.
-                while ws.connected and ws.receive(timeout=0) is not None:
-                    pass
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        live = self.live
+        if live is not None:
+            live.close(code, reason)
 
 
 class Hub:
-    """Who is listening to which game."""
+    """Who is listening to which game, and how many sockets each device and address holds."""
 
-    def __init__(self):
+    def __init__(self, per_device: int = PER_DEVICE, per_address: int = PER_ADDRESS):
+        self.per_device = per_device
+        self.per_address = per_address
+        self.loop = Loop()
         self._subs: dict[str, set[Subscriber]] = {}
+        self._order: list[Subscriber] = []     # every open subscriber, oldest first
         self._lock = threading.Lock()
 
-    def join(self, game: str, device: Optional[str]) -> Subscriber:
-        sub = Subscriber(game, device)
+    def join(self, game: str, device: Optional[str], address: str) -> Optional[Subscriber]:
+        """A place for a new socket, or None when this address holds all it may. A device over its own
+        cap loses its oldest socket instead: the newest is the page the player is looking at."""
         with self._lock:
+            mine = [s for s in self._order if device is not None and s.device == device]
+            evict = mine[: max(0, len(mine) - self.per_device + 1)]
+            held = sum(1 for s in self._order if s.address == address and s not in evict)
+            if held >= self.per_address and address not in OWN:
+                return None
+            for old in evict:
+                self._remove(old)
+            sub = Subscriber(game, device, address)
             self._subs.setdefault(game, set()).add(sub)
+            self._order.append(sub)
+        for old in evict:
+            old.close(1008, "a newer connection from this device")
         return sub
+
+    def attach(self, sub: Subscriber, sock, first: str) -> LiveSocket:
+        """Hand the upgraded socket to the loop and send the first view."""
+        live = LiveSocket(sock, self.loop, on_close=lambda: self.leave(sub))
+        sub.live = live
+        live.send(first)
+        self.loop.add(live)
+        return live
 
     def leave(self, sub: Subscriber) -> None:
         with self._lock:
-            self._subs.get(sub.game, set()).discard(sub)
+            self._remove(sub)
+
+    def _remove(self, sub: Subscriber) -> None:
+        self._subs.get(sub.game, set()).discard(sub)
+        if not self._subs.get(sub.game, True):
+            del self._subs[sub.game]
+        try:
+            self._order.remove(sub)
+        except ValueError:
+            pass
 
     def publish(self, game: str, render: Callable[[Optional[str]], str]) -> int:
         """Offer every listener its own view; `render(device)` is called once per distinct device."""

@@ -61,8 +61,10 @@ def serve(args) -> int:
             self.cfg.set("bind", f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}")
             # One process holds the game, the sockets and the GPIO pins: threads, never more workers.
             self.cfg.set("workers", 1)
-            self.cfg.set("worker_class", "gthread")
+            # gthread with a connection budget (companion/worker.py); live sockets hold no thread.
+            self.cfg.set("worker_class", "companion.worker.TableWorker")
             self.cfg.set("threads", args.threads)
+            self.cfg.set("keepalive", 5)  # an idle kept-alive connection is closed after 5 s
             self.cfg.set("timeout", 0)   # sockets stay open for hours; gthread still reaps dead clients
             self.cfg.set("graceful_timeout", 3)
             self.cfg.set("accesslog", None)

@@ -1,0 +1,308 @@
+"""Every live socket on one thread, never blocking: no socket holds a server thread, a bid never waits
+on a phone, a phone that stops reading is dropped after a deadline, and what a phone sends is capped."""
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import selectors
+import socket
+import threading
+import time
+from collections import deque
+from typing import Callable, Optional
+
+from wsproto.connection import Connection, ConnectionState, ConnectionType
+from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
+from wsproto.frame_protocol import CloseReason
+from wsproto.utilities import LocalProtocolError, generate_accept_token
+
+MAX_MESSAGE = 1024        # bytes a phone may send in one message: the socket carries no actions
+SEND_DEADLINE = 10.0      # seconds a view may wait for the phone to read it before the socket is dropped
+MAX_QUEUED = 256 * 1024   # bytes queued for one socket (a view and control frames) before it is dropped
+PING_INTERVAL = 25.0      # a ping every 25 s; no pong by the next one and the socket is dropped
+RECV_BYTES = 4096
+
+
+class HandshakeError(ValueError):
+    """The request is not a WebSocket handshake this server accepts (a 400 with a sentence)."""
+
+
+def accept_headers(environ: dict) -> bytes:
+    """The 101 answer to a WebSocket request, offering no extension (permessage-deflate is never on)."""
+    connection = {t.strip().lower() for t in environ.get("HTTP_CONNECTION", "").split(",")}
+    if environ.get("HTTP_UPGRADE", "").lower() != "websocket" or "upgrade" not in connection:
+        raise HandshakeError("not a WebSocket upgrade")
+    if environ.get("HTTP_SEC_WEBSOCKET_VERSION", "").strip() != "13":
+        raise HandshakeError("Sec-WebSocket-Version must be 13")
+    key = environ.get("HTTP_SEC_WEBSOCKET_KEY", "").strip()
+    try:
+        if len(base64.b64decode(key, validate=True)) != 16:
+            raise HandshakeError("Sec-WebSocket-Key must be 16 bytes in base64")
+    except (binascii.Error, ValueError):
+        raise HandshakeError("Sec-WebSocket-Key must be 16 bytes in base64") from None
+    return (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Accept: " + generate_accept_token(key.encode()) + b"\r\n\r\n")
+
+
+class LiveSocket:
+    """One open WebSocket. `send` may be called from any thread and never blocks: what the kernel does
+    not take at once waits here, and only the newest unsent view is kept (a whole view supersedes)."""
+
+    def __init__(self, sock: socket.socket, loop: "Loop", on_close: Optional[Callable[[], None]] = None):
+        sock.setblocking(False)
+        self.sock = sock
+        self.loop = loop
+        self.on_close = on_close
+        self.ws = Connection(ConnectionType.SERVER)   # no extensions: a compressed frame is a protocol error
+        self.closed = threading.Event()
+        self._lock = threading.Lock()
+        self._out = bytearray()       # framed bytes, in order; the first may be partly sent
+        self._out_since = 0.0         # when the oldest byte in _out was queued
+        self._view: Optional[str] = None
+        self._incoming = 0            # bytes of the message being received
+        self._pong = True
+        self._next_ping = time.monotonic() + PING_INTERVAL
+        self._closing = False         # a close frame is queued: drop the socket once it is out
+
+    # -- any thread --
+
+    def send(self, text: str) -> None:
+        with self._lock:
+            if self.closed.is_set() or self._closing:
+                return
+            self._view = text
+            self._write()
+            waiting = bool(self._out)
+        if waiting:
+            self.loop.watch(self)
+
+    def close(self, code: int = CloseReason.NORMAL_CLOSURE, reason: str = "") -> None:
+        """Say goodbye (when the socket takes it) and drop the connection."""
+        with self._lock:
+            if self.closed.is_set() or self._closing:
+                return
+            self._view = None
+            try:
+                self._queue(self.ws.send(CloseConnection(code, reason)))
+            except LocalProtocolError:
+                pass
+            self._closing = True
+            self._write()
+        self.loop.watch(self)
+
+    # -- under the lock --
+
+    def _queue(self, data: bytes) -> None:
+        if not self._out:
+            self._out_since = time.monotonic()
+        self._out += data
+
+    def _write(self) -> None:
+        """Send what the kernel takes now; frame the newest view once earlier bytes are out."""
+        while True:
+            if not self._out and self._view is not None and self.ws.state is ConnectionState.OPEN:
+                self._queue(self.ws.send(TextMessage(self._view)))
+                self._view = None
+            if not self._out:
+                return
+            try:
+                n = self.sock.send(self._out)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                self._out.clear()
+                self._closing = True
+                return
+            del self._out[:n]
+
+    # -- the loop's thread only --
+
+    def _on_readable(self) -> None:
+        try:
+            data = self.sock.recv(RECV_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        with self._lock:
+            if not data:
+                self._closing = True
+                self._out.clear()
+                return
+            if self._closing:
+                return   # a close is on its way: what else comes is dropped unread
+            try:
+                self.ws.receive_data(data)
+                for event in self.ws.events():
+                    if isinstance(event, Ping):
+                        self._queue(self.ws.send(event.response()))
+                    elif isinstance(event, Pong):
+                        self._pong = True
+                    elif isinstance(event, CloseConnection):
+                        # A protocol error (a compressed frame, bad UTF-8, an unmasked frame) comes here too.
+                        if self.ws.state is ConnectionState.REMOTE_CLOSING:
+                            self._queue(self.ws.send(event.response()))
+                        elif self.ws.state is ConnectionState.OPEN:
+                            self._queue(self.ws.send(CloseConnection(event.code, event.reason)))
+                        self._view = None
+                        self._closing = True
+                        break
+                    elif isinstance(event, (TextMessage, BytesMessage)):
+                        # Read and dropped: actions go over HTTP. Only the length is kept, never the bytes.
+                        self._incoming += len(event.data)
+                        if self._incoming > MAX_MESSAGE:
+                            self._queue(self.ws.send(CloseConnection(CloseReason.MESSAGE_TOO_BIG,
+                                                                     "messages are limited to 1 KB")))
+                            self._view = None
+                            self._closing = True
+                            break
+                        if event.message_finished:
+                            self._incoming = 0
+            except LocalProtocolError:
+                self._closing = True
+            if len(self._out) > MAX_QUEUED:   # pongs piling up for a peer that pings and never reads
+                self._out.clear()
+                self._closing = True
+            self._write()
+
+    def _on_writable(self) -> None:
+        with self._lock:
+            self._write()
+
+    def _tick(self, now: float) -> None:
+        """Deadlines: a view the phone has not read in time, a ping without pong, too much queued."""
+        with self._lock:
+            if self._out and (now - self._out_since > SEND_DEADLINE or len(self._out) > MAX_QUEUED):
+                self._out.clear()
+                self._closing = True
+                return
+            if self._closing:
+                return
+            if now >= self._next_ping:
+                if not self._pong:
+                    self._out.clear()
+                    self._closing = True
+                    return
+                self._pong = False
+                self._next_ping = now + PING_INTERVAL
+                self._queue(self.ws.send(Ping()))
+                self._write()
+
+    def _wants_write(self) -> bool:
+        return bool(self._out)
+
+    def _done(self) -> bool:
+        """Closing and nothing left to send (or nothing more that could be sent)."""
+        return self._closing and not self._out
+
+    def _drop(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        self.closed.set()
+        if self.on_close is not None:
+            self.on_close()
+
+
+class Loop:
+    """The thread that owns every LiveSocket's reads, waits and deadlines (started on first use)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._todo: deque[LiveSocket] = deque()
+        self._thread: Optional[threading.Thread] = None
+        self._wake_r: Optional[socket.socket] = None
+        self._wake_w: Optional[socket.socket] = None
+        self._pid = 0
+
+    def add(self, live: LiveSocket) -> None:
+        self.watch(live)
+
+    def watch(self, live: LiveSocket) -> None:
+        """Ask the loop to look at `live` again (new, bytes waiting, or closing)."""
+        with self._lock:
+            self._start()
+            self._todo.append(live)
+            try:
+                self._wake_w.send(b"\0")
+            except (BlockingIOError, OSError):
+                pass  # the loop is awake already
+
+    def _start(self) -> None:
+        if self._thread is not None and self._pid == os.getpid():
+            return
+        self._pid = os.getpid()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._thread = threading.Thread(target=self._run, args=(self._wake_r,), name="companion-live",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self, wake: socket.socket) -> None:
+        sel = selectors.DefaultSelector()
+        sel.register(wake, selectors.EVENT_READ, None)
+        lives: dict[LiveSocket, int] = {}   # -> the events registered for it
+        next_tick = time.monotonic() + 1.0
+        while True:
+            now = time.monotonic()
+            seen: set[LiveSocket] = set()
+            for key, mask in sel.select(max(0.0, next_tick - now)):
+                live = key.data
+                if live is None:
+                    try:
+                        while wake.recv(512):
+                            pass
+                    except (BlockingIOError, InterruptedError):
+                        pass
+                    continue
+                if mask & selectors.EVENT_READ:
+                    live._on_readable()
+                if mask & selectors.EVENT_WRITE:
+                    live._on_writable()
+                seen.add(live)
+            with self._lock:
+                todo, self._todo = self._todo, deque()
+            seen.update(todo)
+            now = time.monotonic()
+            if now >= next_tick:
+                next_tick = now + 1.0
+                for live in lives:
+                    live._tick(now)
+                seen.update(lives)
+            for live in seen:
+                self._update(sel, lives, live)
+
+    @staticmethod
+    def _update(sel: selectors.BaseSelector, lives: dict, live: LiveSocket) -> None:
+        """Register what `live` now waits for; drop it once it is done."""
+        with live._lock:
+            done, wants = live._done(), live._wants_write()
+        if done:
+            if live in lives:
+                del lives[live]
+                try:
+                    sel.unregister(live.sock)
+                except (KeyError, ValueError, OSError):
+                    pass
+            if not live.closed.is_set():
+                live._drop()
+            return
+        if live.closed.is_set():
+            return
+        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if wants else 0)
+        try:
+            if live not in lives:
+                sel.register(live.sock, events, live)
+            elif lives[live] != events:
+                sel.modify(live.sock, events, live)
+        except (KeyError, ValueError, OSError):
+            with live._lock:
+                live._closing = True
+                live._out.clear()
+            lives.pop(live, None)
+            live._drop()
+            return
+        lives[live] = events
