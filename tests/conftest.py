@@ -58,7 +58,7 @@ def phone():
 
 
 class InProcessServer:
-    """create_app(config) served by werkzeug's threaded server in this process (flask-sock supports it)."""
+    """create_app(config) served by werkzeug's threaded server in this process (the live socket then holds one of its threads)."""
 
     def __init__(self, config: dict):
         from werkzeug.serving import make_server

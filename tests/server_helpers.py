@@ -1,6 +1,7 @@
 """A real `companion serve` on 127.0.0.1, phones with their own cookie jars, and games driven through the API."""
 from __future__ import annotations
 
+import functools
 import http.client
 import http.cookiejar
 import json
@@ -144,14 +145,47 @@ class Reply:
         return f"<Reply {self.status} {self.body[:300]!r}>"
 
 
-class Phone:
-    """One browser: its own cookie jar, JSON requests with this server's Origin, and its sockets."""
+class _FromHandler(urllib.request.HTTPHandler):
+    """urllib's HTTP, leaving from one source address (127.0.0.0/8 gives each test device its own)."""
 
-    def __init__(self, server: LiveServer, lang: Optional[str] = None, name: str = ""):
+    def __init__(self, source: str):
+        super().__init__()
+        self.source = source
+
+    def http_open(self, req):
+        return self.do_open(functools.partial(http.client.HTTPConnection, source_address=(self.source, 0)), req)
+
+
+class _BoundSocketModule:
+    """The `socket` module as simple_websocket sees it, except that new sockets leave from `source`."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def __getattr__(self, name):
+        return getattr(socket, name)
+
+    def socket(self, *args, **kwargs):
+        s = socket.socket(*args, **kwargs)
+        s.bind((self.source, 0))
+        return s
+
+
+_ws_source_lock = threading.Lock()
+
+
+class Phone:
+    """One browser: its own cookie jar, JSON requests with this server's Origin, and its sockets;
+    `source` makes it another device on the network (an address such as 127.0.0.11)."""
+
+    def __init__(self, server: LiveServer, lang: Optional[str] = None, name: str = "",
+                 source: Optional[str] = None):
         self.server = server
         self.name = name
+        self.source = source
         self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        handlers = [urllib.request.HTTPCookieProcessor(self.jar)] + ([_FromHandler(source)] if source else [])
+        self.opener = urllib.request.build_opener(*handlers)
         self.lang = lang
         self.seen: list = []          # every reply body and socket message, when capture is on
         self.capture = False
@@ -203,7 +237,16 @@ class Phone:
         o = self.server.origin if origin == "" else origin
         if o is not None:
             headers["Origin"] = o
-        sock = Socket(simple_websocket.Client.connect(url, headers=headers), self)
+        if self.source:
+            with _ws_source_lock:
+                plain, simple_websocket.ws.socket = simple_websocket.ws.socket, _BoundSocketModule(self.source)
+                try:
+                    client = simple_websocket.Client.connect(url, headers=headers)
+                finally:
+                    simple_websocket.ws.socket = plain
+        else:
+            client = simple_websocket.Client.connect(url, headers=headers)
+        sock = Socket(client, self)
         self.sockets.append(sock)
         return sock
 
