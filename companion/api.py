@@ -312,7 +312,12 @@ def live(gid: str) -> Response:
     sub = t.hub.join(gid, g.device, request.remote_addr or "") if game is not None else None
     if game is not None and sub is None:
         return refuse(429, "too_many_sockets")
-    sock.sendall(head)
+    try:
+        sock.sendall(head)
+    except OSError:   # the phone is gone already
+        if sub is not None:
+            t.hub.leave(sub)
+        return _Upgraded()
     detach = environ.get("companion.detach")
     if detach is not None:
         detach()   # from here on the connection is the loop's, not gunicorn's

@@ -54,6 +54,7 @@ class TableWorker(ThreadWorker):
         self.busy: set[Conn] = set()
         self.lingering: deque = deque()   # (deadline, socket)
         self.current = threading.local()  # the connection a pool thread is serving
+        self.next_prune = 0.0
 
     # -- the application sees a way to take its socket away (a WebSocket upgrade) --
 
@@ -87,13 +88,13 @@ class TableWorker(ThreadWorker):
         try:
             client_sock, client_addr = listener.accept()
         except OSError as e:
-            if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+            if e.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                self.log.warning("Cannot accept a connection now: %s", e)   # never a reason to stop
+            elif e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 raise
             return
         conn = Conn(self, self.cfg, client_sock, client_addr, listener.getsockname())
-        held = self.open_by_address[conn.address]
-        for c in [c for c in held if c.detached or c.sock.fileno() == -1]:
-            held.discard(c)
+        held = self._prune(conn.address)
         if len(held) >= PER_ADDRESS_CONNECTIONS and conn.address not in OWN:
             client_sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
             client_sock.close()   # a reset: nothing is kept for it, not even a closing state
@@ -103,6 +104,13 @@ class TableWorker(ThreadWorker):
         conn.timeout = time.monotonic() + IDLE_DEADLINE
         self.pending_conns.append(conn)
         self.poller.register(conn.sock, _READ, partial(self.on_pending_socket_readable, conn))
+
+    def _prune(self, address: str) -> set:
+        """The connections still open from `address` (closed ones are dropped lazily, here)."""
+        held = self.open_by_address[address]
+        for c in [c for c in held if c.detached or c.sock.fileno() == -1]:
+            held.discard(c)
+        return held
 
     # -- threads: a few per address at a time, each request under a deadline --
 
@@ -156,6 +164,11 @@ class TableWorker(ThreadWorker):
                 del self.waiting_by_address[address]
         while self.lingering and self.lingering[0][0] <= now:
             self._close_lingering(self.lingering.popleft()[1])
+        if now >= self.next_prune:   # addresses that stopped connecting leave no bookkeeping behind
+            self.next_prune = now + 10.0
+            for address in list(self.open_by_address):
+                if not self._prune(address):
+                    del self.open_by_address[address]
 
     # -- closing without blocking this loop (gunicorn's graceful close waits up to 2 s for the peer) --
 

@@ -23,15 +23,32 @@ ATTACKER = "127.0.0.2"
 COLORS = ("blue", "red", "white", "gray")
 
 
-def established_from(port: int, address: str) -> int:
-    """Connections the server holds from `address` on `port`, as the kernel lists them."""
+def _held_once(pid: int, port: int, address: str) -> set[str]:
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
     ip = socket.inet_aton(address)[::-1].hex().upper()
-    held = 0
+    held = set()
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-        local, remote, state = line.split()[1:4]
-        if state == "01" and int(local.split(":")[1], 16) == port and remote.split(":")[0] == ip:
-            held += 1
+        fields = line.split()
+        local, remote, inode = fields[1], fields[2], fields[9]
+        if int(local.split(":")[1], 16) == port and remote.split(":")[0] == ip and inode in inodes:
+            held.add(inode)
     return held
+
+
+def held_from(pid: int, port: int, address: str) -> int:
+    """Connections from `address` to `port` that process `pid` holds open: a file descriptor of its own
+    in two looks 0.2 s apart (one just accepted to be reset at once is not held; nor is one still
+    waiting in the listen queue)."""
+    first = _held_once(pid, port, address)
+    time.sleep(0.2)
+    return len(first & _held_once(pid, port, address))
 
 
 def threads_on_sockets(pid: int) -> list[int]:
@@ -62,6 +79,7 @@ class Attacker:
 
     def __init__(self, server: LiveServer, gid: str, per_kind: int = 40):
         self.server = server
+        self.worker = server.worker_pid()
         self.gid = gid
         self.slots = [(kind, None) for kind in self.KINDS for _ in range(per_kind)]
         self.opened = 0
@@ -120,9 +138,7 @@ class Attacker:
 
     def _run(self) -> None:
         while not self.stop.is_set():
-            # Counted half a second after the last round of reopening: what the server keeps, not
-            # what waits in its listen queue to be accepted and reset.
-            self.peak_held = max(self.peak_held, established_from(self.server.port, ATTACKER))
+            self.peak_held = max(self.peak_held, held_from(self.worker, self.server.port, ATTACKER))
             if not self.freeze.is_set():
                 for i, (kind, s) in enumerate(self.slots):
                     if s is not None and self._drip(kind, s):
