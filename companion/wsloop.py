@@ -3,6 +3,7 @@ on a phone, a phone that stops reading is dropped after a deadline, and what a p
 from __future__ import annotations
 
 import base64
+import logging
 import binascii
 import os
 import selectors
@@ -22,6 +23,8 @@ SEND_DEADLINE = 10.0      # seconds a view may wait for the phone to read it bef
 MAX_QUEUED = 256 * 1024   # bytes queued for one socket (a view and control frames) before it is dropped
 PING_INTERVAL = 25.0      # a ping every 25 s; no pong by the next one and the socket is dropped
 RECV_BYTES = 4096
+
+log = logging.getLogger(__name__)
 
 
 class HandshakeError(ValueError):
@@ -189,6 +192,13 @@ class LiveSocket:
                 self._queue(self.ws.send(Ping()))
                 self._write()
 
+    def _abandon(self) -> None:
+        """Drop at once, whatever was queued."""
+        with self._lock:
+            self._out.clear()
+            self._view = None
+            self._closing = True
+
     def _wants_write(self) -> bool:
         return bool(self._out)
 
@@ -258,10 +268,14 @@ class Loop:
                     except (BlockingIOError, InterruptedError):
                         pass
                     continue
-                if mask & selectors.EVENT_READ:
-                    live._on_readable()
-                if mask & selectors.EVENT_WRITE:
-                    live._on_writable()
+                try:
+                    if mask & selectors.EVENT_READ:
+                        live._on_readable()
+                    if mask & selectors.EVENT_WRITE:
+                        live._on_writable()
+                except Exception:   # a bug with one socket must not stop every other phone's
+                    log.exception("live socket failed; dropping it")
+                    live._abandon()
                 seen.add(live)
             with self._lock:
                 todo, self._todo = self._todo, deque()
@@ -270,7 +284,11 @@ class Loop:
             if now >= next_tick:
                 next_tick = now + 1.0
                 for live in lives:
-                    live._tick(now)
+                    try:
+                        live._tick(now)
+                    except Exception:
+                        log.exception("live socket failed; dropping it")
+                        live._abandon()
                 seen.update(lives)
             for live in seen:
                 self._update(sel, lives, live)
@@ -299,9 +317,7 @@ class Loop:
             elif lives[live] != events:
                 sel.modify(live.sock, events, live)
         except (KeyError, ValueError, OSError):
-            with live._lock:
-                live._closing = True
-                live._out.clear()
+            live._abandon()
             lives.pop(live, None)
             live._drop()
             return

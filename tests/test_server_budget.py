@@ -85,7 +85,7 @@ class Attacker:
         self.opened = 0
         self.refused = 0
         self.stop = threading.Event()
-        self.freeze = threading.Event()     # stop reopening and dripping, keep what is open
+        self.freeze = threading.Event()     # stop reopening; what is open stays open and drips on
         self.peak_held = 0
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -139,17 +139,18 @@ class Attacker:
     def _run(self) -> None:
         while not self.stop.is_set():
             self.peak_held = max(self.peak_held, held_from(self.worker, self.server.port, ATTACKER))
-            if not self.freeze.is_set():
-                for i, (kind, s) in enumerate(self.slots):
-                    if s is not None and self._drip(kind, s):
-                        continue
-                    if s is not None:
-                        s.close()
-                        self.refused += 1
+            for i, (kind, s) in enumerate(self.slots):
+                if s is not None and self._drip(kind, s):
+                    continue
+                if s is not None:
+                    s.close()
+                    self.slots[i] = (kind, None)
+                    self.refused += 1
+                if not self.freeze.is_set():
                     try:
                         self.slots[i] = (kind, self._connect(kind))
                     except OSError:
-                        self.slots[i] = (kind, None)
+                        pass
             self.stop.wait(0.5)
 
     def start(self) -> None:
@@ -206,8 +207,8 @@ def test_one_address_cannot_stop_the_table(start_server):
         assert slowest < 5, f"a bid took {slowest:.1f} s to be answered and broadcast under attack"
         assert held <= PER_ADDRESS_CONNECTIONS + SOCKETS_PER_ADDRESS, held
 
-        # Afterwards: the attacker stops reopening and dripping but keeps everything open. Every
-        # request is past its deadline soon after, and no server thread waits on any socket.
+        # Afterwards: the attacker stops reopening but keeps dripping on what is open. Every request
+        # is past its deadline soon after, and no server thread waits on any socket.
         attacker.freeze.set()
         deadline = time.monotonic() + REQUEST_DEADLINE + 10
         while threads_on_sockets(worker) and time.monotonic() < deadline:
@@ -262,4 +263,48 @@ def test_a_device_keeps_its_newest_sockets_and_an_address_is_capped(start_server
     other = Phone(srv, source="127.0.0.23").ws(gid)
     assert other.wait_seq(0)["seq"] >= 0
     for s in opened + reloads + [other]:
+        s.close()
+
+
+def test_a_slow_drip_does_not_beat_the_deadline_and_silence_holds_no_thread(start_server):
+    """A byte every half second is never enough: headers and body have one deadline for the whole
+    request, not a timeout per read. A silent connection waits without a thread and is closed too."""
+    srv = start_server()
+    worker = srv.worker_pid()
+    opened = time.monotonic()
+    conns = {}
+    for kind, first in (("idle", b""), ("headers", b"GET /api/games/current HTTP/1.1\r\nX-Drip: "),
+                        ("body", (f"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+                                  f"Origin: {srv.origin}\r\nContent-Type: application/json\r\n"
+                                  f"Content-Length: 5000\r\n\r\n{{").encode())):
+        s = socket.socket()
+        s.bind(("127.0.0.5", 0))
+        s.connect(("127.0.0.1", srv.port))
+        s.sendall(first)
+        s.setblocking(False)
+        conns[kind] = s
+    closed_after = {}
+    time.sleep(1)
+    assert len(threads_on_sockets(worker)) <= 2, "a silent connection must not hold a server thread"
+    while len(closed_after) < len(conns) and time.monotonic() - opened < REQUEST_DEADLINE + 15:
+        for kind, s in conns.items():
+            if kind in closed_after:
+                continue
+            try:
+                if kind != "idle":
+                    s.send(b"a" if kind == "headers" else b" ")
+                gone = s.recv(65536) == b""
+            except BlockingIOError:
+                gone = False
+            except OSError:
+                gone = True
+            if gone:
+                closed_after[kind] = time.monotonic() - opened
+        time.sleep(0.5)
+    print(f"\nclosed after (s): " + ", ".join(f"{k} {v:.1f}" for k, v in closed_after.items()))
+    assert set(closed_after) == set(conns), closed_after
+    for kind, after in closed_after.items():
+        assert REQUEST_DEADLINE - 1 <= after <= REQUEST_DEADLINE + 10, (kind, after)
+    assert threads_on_sockets(worker) == []
+    for s in conns.values():
         s.close()
