@@ -76,7 +76,7 @@ class LiveSocket:
                 return
             self._view = text
             self._write()
-            waiting = bool(self._out)
+            waiting = bool(self._out) or self._closing   # bytes left, or the socket failed under us
         if waiting:
             self.loop.watch(self)
 
