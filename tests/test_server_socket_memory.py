@@ -181,3 +181,27 @@ def test_big_message_and_compressed_bomb_close_only_that_socket(start_server):
     small.sock.close()
     for p in phones.values():
         p.close()
+
+
+def test_a_socket_request_that_is_not_a_proper_handshake_gets_a_sentence(start_server):
+    import http.client
+    import json
+
+    srv = start_server()
+    host = Phone(srv)
+    gid = create_game(host, ("blue", "red"), seed=6)
+    good = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode(), "Origin": srv.origin}
+    for change in ({"Sec-WebSocket-Key": None}, {"Sec-WebSocket-Key": "c2hvcnQ="}, {"Sec-WebSocket-Version": "8"},
+                   {"Sec-WebSocket-Version": None}):
+        headers = {k: v for k, v in dict(good, **change).items() if v is not None}
+        c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+        c.request("GET", f"/api/games/{gid}/live", headers=headers)
+        r = c.getresponse()
+        body = json.loads(r.read())
+        c.close()
+        assert r.status == 400 and body["code"] == "bad_request" and body["error"], (change, r.status, body)
+    c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    c.request("GET", f"/api/games/{gid}/live", headers=good)
+    assert c.getresponse().status == 101   # the control
+    c.close()
