@@ -205,3 +205,21 @@ def test_a_socket_request_that_is_not_a_proper_handshake_gets_a_sentence(start_s
     c.request("GET", f"/api/games/{gid}/live", headers=good)
     assert c.getresponse().status == 101   # the control
     c.close()
+
+
+def test_the_live_socket_works_under_werkzeugs_server_too(inprocess_server):
+    """Without `companion serve` (the tests' in-process server) the request's thread waits out its socket."""
+    srv = inprocess_server()
+    phones = {c: Phone(srv) for c in ("blue", "red")}
+    gid = create_game(phones["blue"], ("blue", "red"), seed=7)
+    seat_and_start(gid, phones["blue"], phones)
+    socks = {c: p.ws(gid) for c, p in phones.items()}
+    view = phones["blue"].view(gid)
+    nb = sorted(view["legal"]["neighborhoods"])[0]
+    r = phones["blue"].post(f"/api/games/{gid}/actions", {"bid": nb, "value": view["legal"]["neighborhoods"][nb][0]})
+    assert r.status == 200, r
+    for c, s in socks.items():
+        got = s.wait_seq(r.json["seq"])
+        assert got["seq"] == r.json["seq"] and got["you"]["color"] == c
+    for p in phones.values():
+        p.close()
