@@ -78,7 +78,8 @@ def random_game(rng: random.Random, setup: Optional[Setup] = None, record_auto: 
                 max_actions: Optional[int] = None):
     """Play to the end (or `max_actions`); returns (setup, actions, states) with states[0] the new game.
 
-    `record_auto` is the chance that each automatic pass is written down, right where it happened."""
+    `record_auto` is the chance that each automatic pass is written down, right after the decision that caused
+    it; such a pass is no decision (RECORD.md), so its state is the one before it."""
     setup = setup or random_setup(rng)
     state = new_game(setup)
     actions, states = [], [state]
@@ -90,11 +91,43 @@ def random_game(rng: random.Random, setup: Optional[Setup] = None, record_auto: 
         states.append(state)
         for seat in state.auto_passed:
             if rng.random() < record_auto:
-                action = Pass(setup.seats[seat].color)
-                state = apply(state, action, BOARD)
-                actions.append(action)
+                actions.append(Pass(setup.seats[seat].color))
                 states.append(state)
     return setup, actions, states
+
+
+def with_automatic_passes(actions: list, states: list, place) -> list:
+    """The record of a game whose `actions` write no automatic pass (`states[i]` before `actions[i]`), with
+    each automatic pass written where `place(call, seat)` says: "out" (left out), "after" (right after the
+    decision that left the player without a legal bid) or "turn" (where the turn, going clockwise as at the
+    table, comes to the player). RECORD.md: "it may stand either right after the action that left that player
+    without a legal bid, or where the turn would have come to that player (...); passes written at one point
+    follow seating order, and this holds in the call that ends the game too"."""
+    written, owed = [], set()
+    for action, before, after in zip(actions, states, states[1:]):
+        written.append(action)
+        seats = before.setup.seats
+        n, actor, call = len(seats), before.to_act, sum(before.built_count)
+        here = []
+        for seat in after.auto_passed:
+            where = place(call, seat)
+            if where == "after":
+                here.append(seat)
+            elif where == "turn":
+                owed.add(seat)
+        # The turn goes round from the player who acted to the next to act, or to the last bidder at the
+        # call's end; every player it comes to on the way who passed automatically says "pass".
+        stop = after.to_act if after.call else after.start
+        seat = (actor + 1) % n
+        while seat != stop:
+            if seat in owed:
+                owed.remove(seat)
+                here.append(seat)
+            seat = (seat + 1) % n
+        assert after.call or not owed, "at the end of a call the turn comes to every player still owed a pass"
+        here.sort(key=lambda s: (s - actor - 1) % n)  # seating order, clockwise from the player who acted
+        written += [Pass(seats[s].color) for s in here]
+    return written
 
 
 def build(state: State, color: str, nb: str, value: Optional[int] = None) -> tuple[State, list]:

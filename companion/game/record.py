@@ -86,6 +86,37 @@ def parse_action(raw: Any) -> Action:
     raise _bad('an action is either {"player", "bid", "value"} or {"player", "pass": true}')
 
 
+class _WrittenPasses:
+    """Where a record may write down a pass the rules made (RECORD.md): right after the decision that left
+    the player without a legal bid, or where the turn would have come to the player; in seating order."""
+
+    def __init__(self, colors: tuple[str, ...]) -> None:
+        self.colors = colors
+        self.here: tuple[str, ...] = ()   # colours whose pass may be written at this point, in seating order
+        self.owed: frozenset[int] = frozenset()  # seats passed automatically the turn has not come to yet
+
+    def take(self, color: str) -> bool:
+        """True (and spent, with those before it) when a pass by `color` is one the record may write here."""
+        if color not in self.here:
+            return False
+        i = self.here.index(color)
+        self.here = self.here[i + 1:]
+        self.owed = self.owed - {self.colors.index(color)}
+        return True
+
+    def follow(self, before: State, after: State) -> None:
+        """After a decision: the turn walks clockwise from its player to the next to act, or round the table."""
+        n = len(self.colors)
+        actor = before.to_act
+        new = frozenset(after.auto_passed)
+        if after.call:  # the call goes on: the turn comes to the seats between the actor and the next to act
+            reached = frozenset((actor + k) % n for k in range(1, (after.to_act - actor) % n))
+            here, self.owed = (self.owed & reached) | new, (self.owed | new) - reached
+        else:  # the call is over (the game perhaps too): the turn would come to everyone still owed a pass
+            here, self.owed = self.owed | new, frozenset()
+        self.here = tuple(self.colors[s] for s in sorted(here, key=lambda s: (s - actor - 1) % n))
+
+
 def replay(doc: Any, board: Optional[Board] = None) -> State:
     """Rebuild the state a record leads to; raises RecordError at the first thing wrong."""
     board = board or load_board()
@@ -97,11 +128,17 @@ def replay(doc: Any, board: Optional[Board] = None) -> State:
     except RuleError as e:
         raise RecordError("setup", e) from None
     state = new_game(setup)
+    written = _WrittenPasses(setup.colors)
     for i, raw in enumerate(actions, 1):
         try:
-            state = apply(state, parse_action(raw), board)
+            action = parse_action(raw)
+            if isinstance(action, Pass) and written.take(action.player):
+                continue  # an automatic pass written down: the rules made it already, nothing changes
+            after = apply(state, action, board)
         except RuleError as e:
             raise RecordError(f"action {i}", e) from None
+        written.follow(state, after)
+        state = after
     return state
 
 

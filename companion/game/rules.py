@@ -128,16 +128,14 @@ def could_outbid(state: State) -> tuple[str, ...]:
 
 def apply(state: State, action: Action, board: Optional[Board] = None) -> State:
     """The state after `action`; raises RuleError (and changes nothing) when the rules forbid it."""
+    # Only the player to act acts: an automatic pass is the rules' own, not an action (a record may
+    # still write one down; record.replay reads those, so a live phone can never send one).
     board = board or load_board()
     if not isinstance(action, (Bid, Pass)):
         raise RuleError("bad_action", detail=f"{action!r} is neither a bid nor a pass")
     p = state._seat.get(action.player) if isinstance(action.player, str) else None
     if p is None:
         raise RuleError("unknown_player", player=action.player)
-    if isinstance(action, Pass) and p in state.auto_passed:
-        # A record may write down a pass the rules already made: accept it where it happened.
-        i = state.auto_passed.index(p)
-        return _replace(state, auto_passed=state.auto_passed[i + 1:], moves=state.moves + 1)
     if state.finished:
         raise RuleError("game_over", player=action.player)
     if p != state.to_act:

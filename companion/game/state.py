@@ -97,11 +97,11 @@ class State:
     start: int
     call: tuple[Bid, ...] = ()
     passed: frozenset[int] = frozenset()
-    auto_passed: tuple[int, ...] = ()       # seats the last action left without a legal bid
+    auto_passed: tuple[int, ...] = ()       # seats the last decision left without a legal bid, clockwise from it
     to_act: Optional[int] = 0
     last_call: Optional[CallResult] = None
     finished: bool = False
-    moves: int = 0
+    moves: int = 0                          # decisions taken (a written automatic pass is none)
     _seat: Mapping[str, int] = field(default=None, repr=False, compare=False)
 
     def seat(self, color: str) -> int:
