@@ -303,13 +303,8 @@ class Table:
             if st is None:
                 raise Refused(409, "not_started")
             action = Pass(color) if move.get("pass") else Bid(color, move["bid"], move["value"])
-            if isinstance(action, Pass) and st.to_act_color != color:
-                # A phone never sends the rules' own automatic passes: only the player to act may pass.
-                if st.finished:
-                    raise RuleError("game_over", player=color)
-                raise RuleError("already_passed" if st.seat(color) in st.passed else "not_your_turn",
-                                player=color, to_act=st.to_act_color)
-            after = apply(st, action)  # raises RuleError: nothing appended, nothing changed
+            # Raises RuleError (nothing appended, nothing changed), also for an automatic pass: the rules' own.
+            after = apply(st, action)
             return self._commit(game, "action", action.to_json(), device,
                                 call_ended=sum(after.built_count) > sum(st.built_count), after=after)
 

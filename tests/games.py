@@ -96,18 +96,17 @@ def random_game(rng: random.Random, setup: Optional[Setup] = None, record_auto: 
     return setup, actions, states
 
 
-def with_automatic_passes(actions: list, states: list, place) -> list:
-    """The record of a game whose `actions` write no automatic pass (`states[i]` before `actions[i]`), with
-    each automatic pass written where `place(call, seat)` says: "out" (left out), "after" (right after the
-    decision that left the player without a legal bid) or "turn" (where the turn, going clockwise as at the
-    table, comes to the player). RECORD.md: "it may stand either right after the action that left that player
-    without a legal bid, or where the turn would have come to that player (...); passes written at one point
-    follow seating order, and this holds in the call that ends the game too"."""
-    written, owed = [], set()
-    for action, before, after in zip(actions, states, states[1:]):
-        written.append(action)
-        seats = before.setup.seats
-        n, actor, call = len(seats), before.to_act, sum(before.built_count)
+def automatic_pass_points(actions: list, states: list, place) -> list[tuple[int, ...]]:
+    """For a game whose `actions` write no automatic pass (`states[i]` before `actions[i]`): per decision, the
+    seats whose automatic pass is written right after it, each where `place(call, seat)` says: "out" (left
+    out), "after" (right after the decision that left the player without a legal bid) or "turn" (where the
+    turn, going clockwise as at the table, comes to the player). RECORD.md: "it may stand either right after
+    the action that left that player without a legal bid, or where the turn would have come to that player
+    (...); passes written at one point follow seating order, and this holds in the call that ends the game
+    too"."""
+    points, owed = [], set()
+    for before, after in zip(states, states[1:len(actions) + 1]):
+        n, actor, call = len(before.setup.seats), before.to_act, sum(before.built_count)
         here = []
         for seat in after.auto_passed:
             where = place(call, seat)
@@ -125,9 +124,36 @@ def with_automatic_passes(actions: list, states: list, place) -> list:
                 here.append(seat)
             seat = (seat + 1) % n
         assert after.call or not owed, "at the end of a call the turn comes to every player still owed a pass"
-        here.sort(key=lambda s: (s - actor - 1) % n)  # seating order, clockwise from the player who acted
-        written += [Pass(seats[s].color) for s in here]
+        points.append(tuple(sorted(here, key=lambda s: (s - actor - 1) % n)))  # clockwise from who acted
+    return points
+
+
+def with_automatic_passes(actions: list, states: list, place) -> list:
+    """The record's actions: `actions` with the automatic passes written where `place` says (as above)."""
+    colors = states[0].setup.colors
+    written = []
+    for action, here in zip(actions, automatic_pass_points(actions, states, place)):
+        written.append(action)
+        written += [Pass(colors[s]) for s in here]
     return written
+
+
+def white_12_red_13():
+    """The table of issue 11: seats Blue, Gray, White, Red; Blue and Gray built their 13s. Gray opens 1,
+    White bids 12 (Blue and Gray cannot beat it: they pass automatically), Red 13 (so does White; Red builds).
+
+    Returns (setup, actions before that call, the call's three bids, Red's opening bid of the next call)."""
+    setup = setup_for(("blue", "gray", "white", "red"), tokens=layout_with(4, seed=11), seed=11)
+    state, head = new_game(setup), []
+    for color, nb in (("blue", "S10"), ("gray", "N01")):
+        state, actions = build(state, color, nb, 13)
+        head += actions
+    assert state.to_act_color == "gray" and 13 not in state.hands[0] + state.hands[1]
+    call = [Bid("gray", "C01", 1), Bid("white", "C03", 12), Bid("red", "C04", 13)]
+    for action in call:
+        state = apply(state, action, BOARD)
+    assert state.built["C04"] == Building("red", "C04", 13) and state.to_act_color == "red"
+    return setup, head, call, Bid("red", "C11", 1)
 
 
 def build(state: State, color: str, nb: str, value: Optional[int] = None) -> tuple[State, list]:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from games import BOARD, layout_with, random_game
+from games import BOARD, layout_with, random_game, random_setup, white_12_red_13, with_automatic_passes
 
 from companion.game.record import RecordError, replay, to_record
 from companion.game.scoring import score
+from companion.game.state import Pass
 
 COMPANION = Path(sys.executable).with_name("companion")
 EIGHT = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area", "neighborhood", "highest"]
@@ -205,3 +206,48 @@ def test_utf8_whatever_the_locale_and_a_byte_order_mark_is_allowed(tmp_path):
                        env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "PYTHONIOENCODING": "ascii"})
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == plain
+
+
+# RECORD.md: an automatic pass "may stand either right after the action that left that player without a legal
+# bid, or where the turn would have come to that player (...); passes written at one point follow seating
+# order, and this holds in the call that ends the game too. At either place it is accepted; anywhere else it
+# is an error."
+
+@pytest.mark.parametrize("players,mode", [(p, m) for p in (2, 3, 4) for m in ("family", "expert")])
+def test_automatic_passes_left_out_or_written_at_either_place_score_the_same(tmp_path, players, mode):
+    rng = random.Random(f"cli-{players}-{mode}")
+    setup, actions, states = random_game(rng, random_setup(rng, players, mode))
+    assert states[-1].finished
+    expected = json.loads(json.dumps(score(states[-1], BOARD)))
+    per_call = {}
+    forms = {
+        "left out": lambda call, seat: "out",
+        "right after": lambda call, seat: "after",
+        "where the turn reaches": lambda call, seat: "turn",
+        "a mix per call": lambda call, seat: per_call.setdefault(call, rng.choice(("out", "after", "turn"))),
+    }
+    records = {name: with_automatic_passes(actions, states, place) for name, place in forms.items()}
+    assert len({len(r) for r in records.values()}) > 1  # passes were written
+    for name, record in records.items():
+        assert ok(write(tmp_path, to_record(setup, record), f"{name}.json")) == expected, name
+
+
+def test_issue_11_the_tables_way_scores_and_a_pass_anywhere_else_is_refused(tmp_path):
+    setup, head, (gray_1, white_12, red_13), red_opens = white_12_red_13()
+    blue, gray, white = Pass("blue"), Pass("gray"), Pass("white")
+    expected = ok(write(tmp_path, to_record(setup, head + [gray_1, white_12, red_13, red_opens]), "plain.json"))
+    assert expected["finished"] is False and expected["players"]["red"]["buildings"] == 1
+    for i, calls in enumerate(([gray_1, white_12, red_13, blue, gray, white],   # "Red bids 13; Blue: pass; Gray: pass"
+                               [gray_1, white_12, blue, gray, red_13, white],   # right after the cause
+                               [gray_1, white_12, gray, red_13, blue])):        # a mix, White's left out
+        assert ok(write(tmp_path, to_record(setup, head + calls + [red_opens]), f"{i}.json")) == expected
+    n = len(head) + 3  # Red's 13
+    # Written after a later decision (Red opened the next call; Blue is to act):
+    assert bad(write(tmp_path, to_record(setup, head + [gray_1, white_12, red_13, red_opens, gray]))) == (
+        f"action {n + 2}: gray cannot act now: it is blue's turn")
+    # For a player who still had a legal bid (Red's 13), while White was to act:
+    assert bad(write(tmp_path, to_record(setup, head + [gray_1, Pass("red")]))) == (
+        f"action {n - 1}: red cannot act now: it is white's turn")
+    # Out of seating order at one point:
+    assert bad(write(tmp_path, to_record(setup, head + [gray_1, white_12, red_13, gray, blue]))) == (
+        f"action {n + 2}: blue cannot act now: it is red's turn")

@@ -114,6 +114,19 @@ def test_acting_out_of_turn_is_refused(table):
     unchanged(table, before)
 
 
+def test_a_phone_cannot_send_an_automatic_pass(table):
+    """Blue's 13 leaves Red without a legal bid: the rules pass Red (API.md: "automatic passes ... are made by
+    the rules, never sent"), so Red's phone sending that pass is refused and nothing is logged."""
+    legal = table.blue.view(table.gid)["legal"]["neighborhoods"]
+    nb = sorted(legal)[0]
+    assert table.blue.post(f"{table.path}/actions", {"bid": nb, "value": 13}).status == 200
+    view = table.red.view(table.gid)
+    assert view["to_act"] == "blue" and view["legal"] is None  # Red passed automatically; Blue built and opens
+    before = table.snapshot()
+    refused(table.red.post(f"{table.path}/actions", {"pass": True}), 422, "not_your_turn")
+    unchanged(table, before)
+
+
 def test_a_device_without_a_seat_cannot_act(table):
     before = table.snapshot()
     refused(table.stranger.post(f"{table.path}/actions", table.legal_bid()), 403, "not_seated")
