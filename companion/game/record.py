@@ -106,6 +106,9 @@ class _WrittenPasses:
 
     def follow(self, before: State, after: State) -> None:
         """After a decision: the turn walks clockwise from its player to the next to act, or round the table."""
+        if not after.auto_passed and not self.owed:
+            self.here = ()  # most decisions: no pass made or owed
+            return
         n = len(self.colors)
         actor = before.to_act
         new = frozenset(after.auto_passed)
