@@ -248,9 +248,13 @@ def test_phone_reconnects_after_a_server_restart_and_never_shows_a_stale_turn_as
     blue.page.wait_for_function("() => document.getElementById('app').dataset.live === '0'")
     assert turn_looks_dead(blue)
     dropped = blue.page.evaluate("Date.now()")
+    # Blue stays cut off until the undo has landed: otherwise, on a busy machine, its reconnect may
+    # reach the restarted server first and rightly show the turn that was live at that moment.
+    blue.ctx.set_offline(True)
     server = start_server(db=db, port=port)
     status, data = red.api("POST", f"/api/games/{gid}/undo")      # the host's undo lands before blue is back
     assert status == 200 and data["to_act"] == "red", data
+    blue.ctx.set_offline(False)
     blue.wait_seq(seq + 1, timeout=20000)
     st = blue.state()
     assert st["toAct"] == "red" and not st["turn"] and blue.highlights() == []
