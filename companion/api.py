@@ -12,6 +12,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request
 from . import i18n
 from .game.board import board_data
 from .game.errors import RuleError
+from .netaddr import join_url
 
 from .table import Refused, Table, device_id
 from .wsloop import HandshakeError, LiveSocket, accept_headers
@@ -176,13 +177,13 @@ class RateLimit:
 @bp.post("/games")
 def create_game():
     game = table().create(payload(GAME_FIELDS), g.device)
-    return jsonify({"id": game.id, "join_url": table().join_url(game.id)}), 201
+    return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id)}), 201
 
 
 @bp.get("/games/current")
 def current_game():
     gid = table().current
-    return jsonify({"id": gid, "join_url": table().join_url(gid) if gid else None})
+    return jsonify({"id": gid, "join_url": join_url(request.host_url, current_app.config, gid) if gid else None})
 
 
 @bp.get("/games/<gid>")

@@ -22,7 +22,8 @@ def _folder(name: str) -> Path:
 
 DEFAULTS = {
     "DB": "companion.sqlite3",
-    "JOIN_URL": None,            # e.g. "http://192.168.4.1:8000"; otherwise the request's own host
+    "JOIN_URL": None,            # e.g. "http://192.168.4.1:8000"; otherwise worked out per request (netaddr)
+    "LISTEN": None,              # the address `companion serve` listens on; loopback-only keeps loopback URLs
     "LED_PINS": "blue=17,red=27,white=22,gray=23",
     "LED_ACTIVE_HIGH": True,
     "LEDS": None,                # a ready Leds object (tests pass one built on MockFactory)
@@ -64,8 +65,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
     app.extensions["leds"] = leds
 
     store = Store(app.config["DB"])
-    join_base = (lambda: app.config["JOIN_URL"] or "")
-    table = Table(store, Hub(), leds=leds, join_base=join_base)
+    table = Table(store, Hub(), leds=leds)
     table.load()
     for gid, why in table.broken.items():
         app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)

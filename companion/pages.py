@@ -10,6 +10,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 from . import i18n
 from .game.board import CENTER, KINDS, PERIPHERAL, TOKEN_KINDS, board_data, load_board
 from .game.state import COLORS
+from .netaddr import join_url
 
 bp = Blueprint("pages", __name__)
 
@@ -126,7 +127,8 @@ def host():
 @bp.get("/g/<game_id>")
 def phone(game_id: str):
     """One page for the whole game on a phone: lobby, turns, secret cards, the end."""
-    return _page("phone.html", **_context("phone", game_id=game_id))
+    return _page("phone.html", **_context("phone", game_id=game_id,
+                                          join_url=join_url(request.host_url, current_app.config, game_id)))
 
 
 @bp.get("/table")
@@ -134,12 +136,6 @@ def table():
     """The big screen: public information only, following the most recent game."""
     wifi = bool(current_app.config.get("WIFI_SSID"))
     return _page("table.html", **_context("table", wifi=wifi))
-
-
-def join_url(game_id: str) -> str:
-    cfg = current_app.config
-    base = cfg.get("JOIN_URL") or request.host_url
-    return base.rstrip("/") + "/g/" + game_id
 
 
 def _qr_svg(data: str) -> Response:
@@ -160,7 +156,7 @@ def _qr_svg(data: str) -> Response:
 def qr_join(game_id: str):
     if not game_id.replace("-", "").replace("_", "").isalnum() or len(game_id) > 64:
         abort(404)
-    return _qr_svg(join_url(game_id))
+    return _qr_svg(join_url(request.host_url, current_app.config, game_id))
 
 
 def _wifi_escape(text: str) -> str:

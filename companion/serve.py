@@ -1,39 +1,22 @@
 """`companion serve`: gunicorn with threads in one process, the join URL and its QR code in the journal."""
 from __future__ import annotations
 
-import fcntl
 import io
 import os
-import socket
-import struct
 import sys
+from typing import Optional
 
-SIOCGIFADDR = 0x8915
-
-
-def lan_addresses() -> list[str]:
-    """IPv4 addresses of this machine's interfaces, read from the kernel (no packet is sent)."""
-    found = []
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        for _, name in socket.if_nameindex():
-            try:
-                packed = fcntl.ioctl(s.fileno(), SIOCGIFADDR, struct.pack("256s", name.encode()[:15]))
-            except OSError:
-                continue
-            addr = socket.inet_ntoa(packed[20:24])
-            if not addr.startswith("127."):
-                found.append(addr)
-    return found
+from .netaddr import lan_addresses
 
 
-def join_base(host: str, port: int, override: str | None) -> str:
-    """Phones need an address they can reach: the Pi's LAN IP, not `.local` (Android often cannot resolve it)."""
+def announce_base(host: str, port: int, override: Optional[str]) -> Optional[str]:
+    """The join URL to print at start, or None while this machine has no address phones could reach."""
     if override:
         return override.rstrip("/")
     if host not in ("0.0.0.0", "::", ""):
-        return f"http://{host}:{port}"
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     addrs = lan_addresses()
-    return f"http://{addrs[0] if addrs else '127.0.0.1'}:{port}"
+    return f"http://{addrs[0]}:{port}" if addrs else None
 
 
 def qr_text(url: str) -> str:
@@ -51,8 +34,9 @@ def serve(args) -> int:
 
     from . import create_app
 
-    base = join_base(args.host, args.port, args.url or os.environ.get("COMPANION_JOIN_URL"))
-    config = {"JOIN_URL": base}
+    override = args.url or os.environ.get("COMPANION_JOIN_URL")
+    # Only an explicit URL is fixed; otherwise each request works it out (pages, QR codes, API).
+    config = {"LISTEN": args.host, **({"JOIN_URL": override} if override else {})}
     if args.db:
         config["DB"] = args.db
 
@@ -70,7 +54,7 @@ def serve(args) -> int:
             self.cfg.set("accesslog", None)
             self.cfg.set("errorlog", "-")
             self.cfg.set("loglevel", "warning")
-            self.cfg.set("post_worker_init", lambda worker: _announce(base))
+            self.cfg.set("post_worker_init", lambda worker: _announce(args.host, args.port, override))
 
         def load(self):
             return create_app(config)
@@ -79,7 +63,13 @@ def serve(args) -> int:
     return 0
 
 
-def _announce(base: str) -> None:
+def _announce(host: str, port: int, override: Optional[str]) -> None:
+    base = announce_base(host, port, override)
+    if base is None:
+        print(f"Metropolys companion is up on port {port}, but this machine has no network address yet: "
+              f"phones can join once it is on a network (Wi-Fi, Ethernet or the hotspot), no restart needed; "
+              f"the table display (http://127.0.0.1:{port}/table) then shows the join QR code.", flush=True)
+        return
     print(f"Metropolys companion is up. Join at {base}/  (table display: {base}/table)", flush=True)
     print(qr_text(base + "/"), flush=True)
     sys.stdout.flush()

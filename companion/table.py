@@ -7,7 +7,7 @@ import secrets
 import threading
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Optional
+from typing import Optional
 
 from . import views
 from .db import Store
@@ -52,7 +52,6 @@ class Game:
     cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
     states: list = field(default_factory=list)        # states[k]: after k actions; empty in the lobby
     actions: list = field(default_factory=list)
-    join_url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _public: Optional[tuple[int, dict]] = field(default=None, repr=False)
     _public_json: Optional[tuple[dict, str]] = field(default=None, repr=False)
@@ -131,11 +130,10 @@ def _action(body: dict) -> Action:
 class Table:
     """Every game on this Pi, its log, its listeners and the LEDs."""
 
-    def __init__(self, store: Store, hub: Hub, leds=None, join_base: Callable[[], str] = lambda: ""):
+    def __init__(self, store: Store, hub: Hub, leds=None):
         self.store = store
         self.hub = hub
         self.leds = leds
-        self.join_base = join_base
         self.games: dict[str, Game] = {}
         self.broken: dict[str, str] = {}   # game id -> why its log could not be replayed
         self._lock = threading.Lock()
@@ -144,7 +142,7 @@ class Table:
     def load(self) -> None:
         """Rebuild every game by replaying its log."""
         for gid in self.store.games():
-            game = Game(gid, join_url=self.join_url(gid))
+            game = Game(gid)
             try:
                 for seq, kind, body, device in self.store.events(gid):
                     game.mutate(kind, body, device)
@@ -170,9 +168,6 @@ class Table:
     def view(self, gid: str, device: Optional[str]) -> Optional[dict]:
         game = self.games.get(gid)
         return views.view(game, device) if game else None
-
-    def join_url(self, gid: str) -> str:
-        return f"{self.join_base().rstrip('/')}/g/{gid}"
 
     # -- the one path every change takes --
 
@@ -200,7 +195,7 @@ class Table:
     def create(self, options: dict, device: str) -> Game:
         body = self._check_options(options)
         gid = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-        game = Game(gid, join_url=self.join_url(gid))
+        game = Game(gid)
         with self._lock:
             self.games[gid] = game
         with game.lock:

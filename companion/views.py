@@ -19,7 +19,6 @@ def public(game) -> dict:
     view: dict[str, Any] = {
         "id": game.id,
         "seq": game.seq,
-        "join_url": game.join_url,
         "phase": game.phase,
         "mode": game.mode,
         "deal": game.deal,

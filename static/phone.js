@@ -85,7 +85,6 @@
     if (view.you && physical) cardsForm();
     M.show($("host-lobby"), !!view.host);
     M.show($("wait-start"), !view.host && !!view.you);
-    $("join-url").textContent = view.join_url || "";
   }
 
   function options(select, values, current, label) {

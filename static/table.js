@@ -3,7 +3,7 @@
 (function () {
   var $ = M.$;
   var map = new M.Map($("map"));
-  var gameId = null, sock = null, view = null, live = false;
+  var gameId = null, joinUrl = null, sock = null, view = null, live = false;
 
   function render() {
     if (!view) return;
@@ -19,7 +19,6 @@
     }
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
-    $("join-url").textContent = view.join_url || "";
   }
 
   function take(next) {
@@ -29,18 +28,27 @@
     render();
   }
 
-  function follow(id) {
-    if (!id || id === gameId) return;
+  // The server works the join URL out at each poll: a Pi that gets its address late shows the right code.
+  function showJoin(id, url) {
+    if (id === gameId && url === joinUrl) return;
+    joinUrl = url;
+    $("join-url").textContent = url || "";
+    $("join-qr").querySelector("img").src = "/qr/join/" + encodeURIComponent(id) + ".svg?for=" + encodeURIComponent(url || "");
+  }
+
+  function follow(id, url) {
+    if (!id) return;
+    showJoin(id, url);
+    if (id === gameId) return;
     if (sock) sock.stop();
     gameId = id;
     view = null;
-    $("join-qr").querySelector("img").src = "/qr/join/" + encodeURIComponent(id) + ".svg";
     sock = M.live(id, take, function (on) { live = on; M.connBadge(on); $("status").classList.toggle("stale", !on); render(); });
   }
 
   function poll() {
     M.api("GET", "/api/games/current").then(function (res) {
-      if (res.ok && res.data && res.data.id) follow(res.data.id);
+      if (res.ok && res.data && res.data.id) follow(res.data.id, res.data.join_url);
       else if (!gameId) $("status").textContent = M.tr("no_game_yet");
     });
   }

@@ -36,8 +36,9 @@ class LiveServer:
     """`companion serve` as a subprocess in its own session, so a SIGKILL takes gunicorn's master and worker."""
 
     def __init__(self, db: Path, port: Optional[int] = None, env: Optional[dict] = None,
-                 cmd_prefix: tuple = ()):
+                 cmd_prefix: tuple = (), host: str = "127.0.0.1"):
         self.db = Path(db)
+        self.host = host   # where it listens; the tests still talk to it on 127.0.0.1
         self.port = port or free_port()
         self.env = dict(os.environ, **(env or {}))
         self.env.setdefault("PYTHONUNBUFFERED", "1")
@@ -58,7 +59,7 @@ class LiveServer:
         t0 = time.perf_counter()
         out = open(self.log, "ab")
         self.proc = subprocess.Popen(
-            [*self.cmd_prefix, str(COMPANION), "serve", "--host", "127.0.0.1", "--port", str(self.port),
+            [*self.cmd_prefix, str(COMPANION), "serve", "--host", self.host, "--port", str(self.port),
              "--db", str(self.db)],
             stdout=out, stderr=subprocess.STDOUT, env=self.env, start_new_session=True, cwd=str(ROOT))
         out.close()

@@ -1,12 +1,16 @@
 """The QR codes scan to the right place: screenshots from real Chromium and the serve log's text QR, read by zbarimg."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import signal
 import struct
 import subprocess
+import sys
 import time
+import urllib.request
 import zlib
 from pathlib import Path
 
@@ -14,7 +18,8 @@ import pytest
 
 from conftest import FAST
 from pages_helpers import TABLE, browser, devices  # noqa: F401
-from server_helpers import COMPANION, ROOT, free_port
+import sandbox
+from server_helpers import COMPANION, ROOT, LiveServer, free_port
 
 # A documentation address (RFC 5737): printed and encoded, never connected to.
 DOC_URL = "http://192.0.2.7:8000"
@@ -259,3 +264,44 @@ def test_a_damaged_text_qr_does_not_read(serve_text, tmp_path):
     path.write_bytes(png(terminal_image(broken), scale=6))
     p = zbarimg(path)
     assert p.returncode != 0 and p.stdout == b""
+
+
+# -- a server on every address: the join QR names the address a phone can reach --
+
+def default_route_address() -> str | None:
+    """This machine's default-route address, as iproute2 (netlink, outside the server) tells it."""
+    route = re.findall(r"^default .*?dev (\S+)", subprocess.run(["ip", "-4", "route", "show", "default"],
+                                                              capture_output=True, text=True).stdout, re.M)
+    if not route:
+        return None
+    addrs = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", route[0]], capture_output=True, text=True).stdout
+    found = re.findall(r"inet (\d+\.\d+\.\d+\.\d+)/", addrs)
+    return found[0] if found else None
+
+
+@pytest.mark.skipif(not sandbox.supported(), reason="the seccomp sandbox knows x86_64 and aarch64 only")
+def test_kiosk_and_phone_qr_name_the_address_on_a_server_listening_everywhere(devices, tmp_path):  # noqa: F811
+    """As the unit runs it (0.0.0.0, netlink forbidden): the kiosk on 127.0.0.1 shows the default route's address;
+    a phone that reached address A gets A."""
+    lan = default_route_address()
+    if lan is None:
+        pytest.skip("this machine has no default route: no LAN address to expect")
+    server = LiveServer(tmp_path / "everywhere.sqlite3", env=FAST, host="0.0.0.0",
+                        cmd_prefix=(sys.executable, str(ROOT / "tests" / "sandbox.py")))
+    server.start()
+    try:
+        gid = new_lobby(devices(server, name="Ann"))
+        on_lan = f"http://{lan}:{server.port}/g/{gid}"
+        with urllib.request.urlopen(f"http://{lan}:{server.port}/api/games/current", timeout=10) as r:
+            assert json.loads(r.read())["join_url"] == on_lan
+        kiosk = devices(server, table=True)
+        kiosk.goto("/table")
+        kiosk.page.wait_for_selector("#join-qr:not([hidden])")
+        assert zbar(shoot(kiosk.page, "#join-qr img", tmp_path / "kiosk.png")) == on_lan
+        assert kiosk.text("#join-url").strip() == on_lan
+        guest = devices(server, name="Bert")
+        guest.page.goto(on_lan)
+        guest.page.wait_for_selector("#join:not([hidden])")
+        assert guest.page.text_content("#join-url").strip() == on_lan   # the host's lobby QR caption
+    finally:
+        server.kill()
