@@ -15,12 +15,14 @@ CREATE TABLE IF NOT EXISTS events (
     body   TEXT    NOT NULL,
     device TEXT,
     at     REAL    NOT NULL,
+    moved  INTEGER,
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE INDEX IF NOT EXISTS events_moved ON events (moved);
 CREATE TABLE IF NOT EXISTS layouts (
     name     TEXT PRIMARY KEY,
     tokens   TEXT NOT NULL,
@@ -44,6 +46,10 @@ class Store:
             conn.execute("PRAGMA journal_mode=WAL")
             # FULL: a bid acknowledged to a phone has been fsynced, power cut or not.
             conn.execute("PRAGMA synchronous=FULL")
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+            if columns and "moved" not in columns:
+                # Databases from before the global order: their rows keep moved NULL (the log is never rewritten).
+                conn.execute("ALTER TABLE events ADD COLUMN moved INTEGER")
             conn.executescript(SCHEMA)
             self._conn = conn
         return self._conn
@@ -51,17 +57,28 @@ class Store:
     def append(self, game: str, seq: int, kind: str, body: dict, device: Optional[str] = None) -> None:
         """Write event `seq` of `game`; fails (IntegrityError) if that seq is already taken."""
         with self._lock:
+            # moved: one count across all games, so "which game moved last" never trusts the clock.
             self.conn.execute(
-                "INSERT INTO events (game, seq, kind, body, device, at) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO events (game, seq, kind, body, device, at, moved) VALUES (?, ?, ?, ?, ?, ?, "
+                "(SELECT COALESCE(MAX(moved), 0) + 1 FROM events))",
                 (game, seq, kind, json.dumps(body, separators=(",", ":")), device, time.time()),
             )
 
     def games(self) -> list[str]:
-        """Game ids, oldest first."""
+        """Game ids, oldest first (games logged before `moved` existed first, by their clock)."""
         with self._lock:
             rows = self.conn.execute(
-                "SELECT game FROM events WHERE seq = 1 ORDER BY at, game").fetchall()
+                "SELECT game FROM events WHERE seq = 1 ORDER BY moved, at, game").fetchall()
         return [r[0] for r in rows]
+
+    def last_moved(self) -> Optional[str]:
+        """The game whose log grew last, by the global count; the clock only for databases from before it."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT game FROM events WHERE moved = (SELECT MAX(moved) FROM events)").fetchone()
+            if row is None:
+                row = self.conn.execute("SELECT game FROM events ORDER BY at DESC LIMIT 1").fetchone()
+        return row[0] if row else None
 
     def events(self, game: str) -> Iterator[tuple[int, str, dict, Optional[str]]]:
         with self._lock:

@@ -151,7 +151,9 @@ class Table:
                 self.broken[gid] = f"event {game.seq + 1}: {e}"
                 continue
             self.games[gid] = game
-            self.current = gid
+        # The game whose log moved last, never the clock's latest: a Pi without RTC or NTP jumps in time.
+        last = self.store.last_moved()
+        self.current = last if last in self.games else next(reversed(self.games), None)
         if self.current:
             self._show_leds(self.games[self.current])
 
