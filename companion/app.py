@@ -56,15 +56,18 @@ def create_app(config: Optional[dict] = None) -> Flask:
     app.json.sort_keys = False
     app.json.compact = True
 
+    # Absolute before the LEDs load: lgpio moves the process into LG_WD when that is set.
+    db_path = app.config["DB"] if app.config["DB"] == ":memory:" else os.path.abspath(app.config["DB"])
     leds = app.config["LEDS"]
     if leds is None:
         from .leds import make_leds
 
         leds = make_leds(app.config["LED_PINS"], app.config["LED_ACTIVE_HIGH"],
-                         pin_factory=app.config["LED_PIN_FACTORY"], log=app.logger.warning)
+                         pin_factory=app.config["LED_PIN_FACTORY"], log=app.logger.warning,
+                         workdir=os.path.dirname(db_path) if db_path != ":memory:" else None)
     app.extensions["leds"] = leds
 
-    store = Store(app.config["DB"])
+    store = Store(db_path)
     table = Table(store, Hub(), leds=leds)
     table.load()
     for gid, why in table.broken.items():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 import time
 import warnings
@@ -297,7 +298,8 @@ def _env_true(value: str | None) -> bool | None:
     return value.strip().lower() not in ("0", "off", "no", "false")
 
 
-def make_leds(pins_text: str | None, active_high: bool = True, pin_factory=None, log=print) -> Leds | NoLeds:
+def make_leds(pins_text: str | None, active_high: bool = True, pin_factory=None, log=print,
+              workdir: str | None = None) -> Leds | NoLeds:
     """Build the LEDs, or a silent stand-in with one sentence saying why the table has none."""
     if _env_true(os.environ.get("COMPANION_LEDS")) is False:
         reason = "LEDs are switched off (COMPANION_LEDS=off); the game works without them."
@@ -310,11 +312,13 @@ def make_leds(pins_text: str | None, active_high: bool = True, pin_factory=None,
         log(reason)
         return NoLeds(None, active_high, reason)
     if pin_factory is None:
+        lgpio_workdir(workdir)
         try:
             pin_factory = _default_factory()
-        except Exception:
-            log(NO_GPIO)
-            return NoLeds(pins, active_high, NO_GPIO)
+        except Exception as e:
+            reason = f"{NO_GPIO} gpiozero said: {e}"
+            log(reason)
+            return NoLeds(pins, active_high, reason)
     try:
         return Leds(pins, active_high, pin_factory)
     except Exception as e:
@@ -323,14 +327,41 @@ def make_leds(pins_text: str | None, active_high: bool = True, pin_factory=None,
         return NoLeds(pins, active_high, reason)
 
 
+def lgpio_workdir(workdir: str | None = None) -> None:
+    """lgpio makes its notification pipes in LG_WD or the working directory: give it a writable one."""
+    if os.environ.get("LG_WD") or os.access(os.getcwd(), os.W_OK | os.X_OK):
+        return
+    if workdir and os.access(workdir, os.W_OK | os.X_OK):
+        os.environ["LG_WD"] = workdir
+    else:
+        os.environ["LG_WD"] = tempfile.mkdtemp(prefix="metropolys-lgpio-")
+
+
+class NoPinFactory(Exception):
+    """No gpiozero pin factory loaded; the message is what each one said (lgpio's reason matters on a Pi)."""
+
+
 def _default_factory():
-    """Find gpiozero's pin factory quietly; its fallback warnings mean nothing off a Pi."""
+    """Find gpiozero's pin factory without its fallback warnings; when none loads, keep what they said."""
     from gpiozero import Device
     from gpiozero.exc import PinFactoryFallback
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PinFactoryFallback)
-        Device.ensure_pin_factory()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", PinFactoryFallback)
+        try:
+            Device.ensure_pin_factory()
+        except Exception as e:
+            reasons = [str(w.message).replace("Falling back from ", "", 1) for w in said
+                       if issubclass(w.category, PinFactoryFallback)]
+            chain = [e]
+            while chain[-1].__cause__ is not None and len(chain) < 5:
+                chain.append(chain[-1].__cause__)
+            if not reasons:  # e.g. GPIOZERO_PIN_FACTORY names one that is not there
+                reasons = [str(x) or type(x).__name__ for x in chain]
+            raise NoPinFactory("; ".join(reasons)) from e
+    for w in said:  # anything else gpiozero warned about is still worth seeing
+        if not issubclass(w.category, PinFactoryFallback):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return Device.pin_factory
 
 
@@ -348,28 +379,67 @@ HEADER_PIN = {0: 27, 1: 28, 2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21,
               24: 18, 25: 22, 26: 37, 27: 13}
 
 
+def read_settings(path: str) -> dict[str, str]:
+    """KEY=VALUE lines as systemd's EnvironmentFile= reads them, so root can check with the service's settings."""
+    found = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line[0] in "#;":
+                continue
+            key, eq, value = line.removeprefix("export ").partition("=")
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            if eq:
+                found[key.strip()] = value
+    return found
+
+
 def main(argv=None) -> int:
     """`python -m companion.leds`: light each LED in turn, naming its colour and pin, to check the wiring."""
     import argparse
+    import shutil
 
     p = argparse.ArgumentParser(prog="python -m companion.leds", description=main.__doc__.split(": ", 1)[1])
-    p.add_argument("--pins", default=os.environ.get("COMPANION_LED_PINS") or DEFAULT_PINS)
-    p.add_argument("--active-low", action="store_true",
-                   default=_env_true(os.environ.get("COMPANION_LED_ACTIVE_HIGH")) is False,
+    p.add_argument("--settings", metavar="FILE",
+                   help="the service's settings file (e.g. /etc/default/metropolys-companion) to take the pins from")
+    p.add_argument("--pins", help=f"colour=GPIO pairs (default: the settings, else {DEFAULT_PINS})")
+    p.add_argument("--active-low", action="store_true", default=None,
                    help="LEDs wired from 3.3 V to the pin (lit when the pin is low)")
     p.add_argument("--step", type=float, default=1.0, help="seconds per LED (default 1)")
     args = p.parse_args(argv)
-    leds = make_leds(args.pins, active_high=not args.active_low, log=lambda s: print(s, flush=True))
-    if isinstance(leds, NoLeds):
-        return 1
+    env = dict(os.environ)
+    if args.settings:
+        try:
+            env.update(read_settings(args.settings))
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"Cannot read {args.settings} ({getattr(e, 'strerror', None) or e}); "
+                  "the service's settings file is for root only: run this with sudo.", flush=True)
+            return 2
+    pins = args.pins or env.get("COMPANION_LED_PINS") or DEFAULT_PINS
+    active_low = args.active_low if args.active_low is not None else \
+        _env_true(env.get("COMPANION_LED_ACTIVE_HIGH")) is False
+    scratch = None
+    if not os.environ.get("LG_WD"):
+        # lgpio's pipes go to a private folder, not wherever this was started (perhaps the service's own folder).
+        os.environ["LG_WD"] = env.get("LG_WD") or tempfile.mkdtemp(prefix="metropolys-lgpio-")
+        scratch = None if env.get("LG_WD") else os.environ["LG_WD"]
     try:
-        for colour, pin in leds.pins.items():
-            print(f"{colour}: GPIO {pin} (header pin {HEADER_PIN[pin]}) is lit", flush=True)
-            leds.light(colour)
-            time.sleep(args.step)
-        return 0
+        leds = make_leds(pins, active_high=not active_low, log=lambda s: print(s, flush=True))
+        if isinstance(leds, NoLeds):
+            return 1
+        try:
+            for colour, pin in leds.pins.items():
+                print(f"{colour}: GPIO {pin} (header pin {HEADER_PIN[pin]}) is lit", flush=True)
+                leds.light(colour)
+                time.sleep(args.step)
+            return 0
+        finally:
+            leds.close()
     finally:
-        leds.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -347,7 +347,10 @@ def test_no_gpio_falls_back_and_says_so_once(monkeypatch):
     leds.test_sequence()
     assert leds.wait_idle(0)
     leds.close()
-    assert said == ["No GPIO here (not a Raspberry Pi?): LEDs are off; the game works without them."]
+    # gpiozero's own reasons follow, each factory's: on a Pi, lgpio's is the one that matters.
+    assert len(said) == 1 and said[0].startswith(
+        "No GPIO here (not a Raspberry Pi?): LEDs are off; the game works without them. gpiozero said: ")
+    assert "lgpio: No module named 'lgpio'" in said[0] and "native: " in said[0]
     status = leds.status()
     assert status["gpio"] == "none" and status["lit"] == [] and status["pins"] == PINS
 
@@ -357,7 +360,9 @@ def test_an_unknown_pin_factory_falls_back_too(monkeypatch):
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-factory")
     said = []
     leds = make_leds(DEFAULT_PINS, log=said.append)
-    assert isinstance(leds, NoLeds) and said == [leds_mod.NO_GPIO]
+    assert isinstance(leds, NoLeds) and said == [f"{leds_mod.NO_GPIO} gpiozero said: "
+                                                 "Unable to find pin factory 'no-such-factory'"]
+    assert leds.status()["reason"] == said[0]
 
 
 def test_no_leds_still_refuses_bad_input(monkeypatch):
@@ -449,4 +454,4 @@ def test_wiring_command_names_each_colour_and_header_pin():
 def test_wiring_command_without_gpio_says_why_and_fails():
     done = _wiring_cli({"GPIOZERO_PIN_FACTORY": "no-such-factory"})
     assert done.returncode == 1
-    assert done.stdout.strip() == leds_mod.NO_GPIO
+    assert done.stdout.strip() == f"{leds_mod.NO_GPIO} gpiozero said: Unable to find pin factory 'no-such-factory'"
