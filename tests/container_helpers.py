@@ -1,0 +1,273 @@
+"""Real Debian roots for the deploy tests: built once with debootstrap, cached outside the repository,
+booted with systemd-nspawn on a throwaway overlay so the cached root never changes.
+
+Run `python tests/container_helpers.py bookworm trixie bookworm-arm64` (as root) to build the caches ahead.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("COMPANION_TEST_CACHE", "/var/cache/metropolys-companion-tests"))
+
+# What a Raspberry Pi OS Lite image has that a Debian minbase lacks, as far as install.sh cares:
+# systemd as PID 1, Python with venv and pip; NetworkManager (the Pi's network stack since Bookworm)
+# in one root for the hotspot test.
+BOOTED = ["systemd", "systemd-sysv", "dbus", "python3", "python3-venv", "python3-pip"]
+RECIPES = {
+    # libpam-systemd: NetworkManager's polkitd needs a logind, which debootstrap does not choose by itself
+    "bookworm": {"release": "bookworm", "arch": "amd64", "packages": BOOTED + ["libpam-systemd", "network-manager"]},
+    "trixie": {"release": "trixie", "arch": "amd64", "packages": BOOTED},
+    # no systemd needed there: the server is started by hand under emulation
+    "bookworm-arm64": {"release": "bookworm", "arch": "arm64", "packages": ["python3", "python3-venv", "python3-pip"]},
+}
+
+
+def mirror() -> str:
+    """The Debian mirror this machine's apt uses (deb.debian.org when none is configured)."""
+    sources = Path("/etc/apt/sources.list.d/debian.sources")
+    if sources.exists():
+        for uri in re.findall(r"^URIs:\s*(\S+)", sources.read_text(), re.M):
+            if not uri.rstrip("/").endswith("-security"):
+                return uri
+    return "http://deb.debian.org/debian"
+
+
+def requirements() -> list[str]:
+    """What pip needs to install the project and its `pi` extra offline: runtime, extra, build backend."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    return [*project["build-system"]["requires"], "wheel", *project["project"]["dependencies"],
+            *project["project"]["optional-dependencies"]["pi"]]
+
+
+def _key(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
+
+
+@contextlib.contextmanager
+def _locked(name: str):
+    """Only one build of a cache entry at a time, even across test runs."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _run(cmd: list[str], timeout: float, **kw) -> subprocess.CompletedProcess:
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done
+
+
+def binfmt_ready(arch: str) -> bool:
+    """True when this kernel runs `arch` binaries through qemu-user-static, registering it if it can."""
+    if arch == "amd64":
+        return True
+    entry = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
+    if not Path("/proc/sys/fs/binfmt_misc/register").exists():
+        subprocess.run(["mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc"], capture_output=True)
+    if not entry.exists() and shutil.which("update-binfmts"):
+        subprocess.run(["update-binfmts", "--enable", "qemu-aarch64"], capture_output=True)
+    return entry.exists() and "enabled" in entry.read_text() and " F" in " " + entry.read_text().split("flags:")[-1]
+
+
+def root(name: str) -> Path:
+    """The cached root filesystem `name` (see RECIPES), built with debootstrap on first use (minutes)."""
+    recipe = RECIPES[name]
+    path = CACHE / f"{name}-{_key(recipe, mirror())}"
+    if (path / ".complete").exists():
+        return path
+    with _locked(name):
+        if (path / ".complete").exists():
+            return path
+        if not binfmt_ready(recipe["arch"]):
+            raise RuntimeError(f"cannot run {recipe['arch']} binaries: qemu-user-static and binfmt-support are needed")
+        work = path.with_name(path.name + ".partial")
+        shutil.rmtree(work, ignore_errors=True)
+        started = time.monotonic()
+        _run(["debootstrap", "--variant=minbase", f"--arch={recipe['arch']}",
+              f"--include={','.join(recipe['packages'])}", recipe["release"], str(work), mirror()], timeout=3600)
+        # apt's downloaded .debs are not part of a Pi's image
+        for deb in (work / "var/cache/apt/archives").glob("*.deb"):
+            deb.unlink()
+        (work / ".complete").write_text(f"{time.monotonic() - started:.0f} s to build\n")
+        work.rename(path)
+    return path
+
+
+def wheelhouse(name: str) -> Path:
+    """A directory of the wheels (or sdists, where PyPI has no wheel) that pip in root `name` picks for the
+    project and its `pi` extra: downloaded by that root's own pip and Python, as pip on a Pi would."""
+    base = root(name)
+    reqs = requirements()
+    path = CACHE / f"wheels-{name}-{_key(base.name, reqs)}"
+    if (path / ".complete").exists():
+        return path
+    with _locked(f"wheels-{name}"):
+        if (path / ".complete").exists():
+            return path
+        work = Path(tempfile.mkdtemp(prefix="wheels.", dir=base / "tmp"))
+        try:
+            shutil.copy2("/etc/resolv.conf", base / "etc/resolv.conf")
+            inside = "/" + str(work.relative_to(base))
+            # this machine's certificate authorities (it may reach PyPI through a proxy of its own)
+            certs = work / "ca-certificates.crt"
+            shutil.copy2(os.environ.get("PIP_CERT") or "/etc/ssl/certs/ca-certificates.crt", certs)
+            _run(["chroot", str(base), "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root",
+                  f"PIP_CERT={inside}/ca-certificates.crt", *(f"{k}={v}" for k, v in os.environ.items()
+                                                              if k in ("HTTPS_PROXY", "https_proxy", "PIP_DEFAULT_TIMEOUT")),
+                  "python3", "-m", "pip", "download", "--disable-pip-version-check", "--no-cache-dir",
+                  "--dest", inside, *reqs], timeout=1800)
+            certs.unlink()
+            shutil.rmtree(path, ignore_errors=True)
+            shutil.copytree(work, path)
+            (path / ".complete").write_text(" ".join(reqs) + "\n")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            (base / "etc/resolv.conf").unlink(missing_ok=True)
+    return path
+
+
+def source_copy(dest: Path) -> Path:
+    """This checkout as a person's clone would have it (no .git, venv or caches)."""
+    shutil.copytree(REPO, dest, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "*.sqlite3", "node_modules",
+        "test-results", "*.egg-info", "build"))
+    return dest
+
+
+class Overlay:
+    """The cached root under a throwaway writable layer: what a test changes is gone afterwards."""
+
+    def __init__(self, lower: Path):
+        self.tmp = Path(tempfile.mkdtemp(prefix="companion-ct."))
+        self.upper, self.work, self.merged = self.tmp / "upper", self.tmp / "work", self.tmp / "root"
+        for d in (self.upper, self.work, self.merged):
+            d.mkdir()
+        _run(["mount", "-t", "overlay", "overlay", "-o",
+              f"lowerdir={lower},upperdir={self.upper},workdir={self.work}", str(self.merged)], timeout=60)
+
+    def close(self) -> None:
+        subprocess.run(["umount", "-l", str(self.merged)], capture_output=True)
+        if not os.path.ismount(self.merged):  # never delete through a mount into the cached root
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            out += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+class Machine:
+    """A Debian root booted with real systemd (systemd-nspawn -b), no network but its own loopback.
+
+    Commands run inside through nsenter: `--register=no` leaves machined out of it (there is none
+    on this host), so `machinectl shell` and `systemd-run -M` are not available."""
+
+    def __init__(self, name: str, log: Path):
+        self.name, self.log = name, log
+        self.overlay = Overlay(root(name))
+        self.dir = self.overlay.merged
+        self.proc: subprocess.Popen | None = None
+        self.leader = 0
+
+    def boot(self, binds: dict[Path, str] = {}, timeout: float = 120) -> float:
+        """Boot and wait until systemd says the system is up; returns the seconds it took."""
+        env = dict(os.environ)
+        # This host runs cgroup v1 (hybrid) and PID 1 is not systemd. Trixie's systemd 257 refuses to boot
+        # on cgroup v1, so the container gets the unified (v2) hierarchy, which nspawn mounts for it.
+        env["SYSTEMD_NSPAWN_UNIFIED_HIERARCHY"] = "1"
+        # --keep-unit: nspawn would otherwise ask the host's systemd (over D-Bus) for a scope unit; this
+        # host has no systemd to ask, and --keep-unit with --register=no makes nspawn ask nothing.
+        cmd = ["systemd-nspawn", "-b", "-D", str(self.dir), "--private-network", "--register=no", "--keep-unit",
+               "--machine", f"companion-{self.name}", "--console=pipe", "--link-journal=no"]
+        for host, inside in binds.items():
+            cmd.append(f"--bind-ro={host}:{inside}")
+        started = time.monotonic()
+        self.out = open(self.log, "w")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.out, stderr=subprocess.STDOUT,
+                                     env=env, start_new_session=True)
+        deadline = started + timeout
+        while time.monotonic() < deadline and not self.leader:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"systemd-nspawn exited {self.proc.returncode}:\n{self.log.read_text()[-4000:]}")
+            kids = _children(self.proc.pid)
+            self.leader = kids[0] if kids else 0
+            time.sleep(0.1)
+        while time.monotonic() < deadline:
+            state = self.sh("systemctl is-system-running", timeout=30, check=False).stdout.strip()
+            if state in ("running", "degraded"):
+                return time.monotonic() - started
+            time.sleep(0.5)
+        raise RuntimeError(f"{self.name} did not finish booting in {timeout:.0f} s (state {state!r}):\n"
+                           + self.log.read_text()[-4000:])
+
+    def sh(self, script: str, env: dict[str, str] = {}, timeout: float = 120,
+           check: bool = True) -> subprocess.CompletedProcess:
+        """Run a bash script inside as root, with a login-like clean environment."""
+        assert self.leader, "not booted"
+        base = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root",
+                "LANG": "C.UTF-8", "TERM": "dumb"}
+        cmd = ["nsenter", "-t", str(self.leader), "-a", "-r", "-w", "env", "-i",
+               *(f"{k}={v}" for k, v in {**base, **env}.items()), "bash", "-c", script]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if check and done.returncode != 0:
+            raise AssertionError(f"inside {self.name}: {script!r} exited {done.returncode}\n--- stdout\n"
+                                 f"{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}")
+        return done
+
+    def journal(self, unit: str = "metropolys-companion", lines: int = 60) -> str:
+        return self.sh(f"journalctl -u {unit} --no-pager -n {lines}", check=False).stdout
+
+    def shutdown(self) -> None:
+        """Power the container off (the overlay stays, so it can boot again)."""
+        if self.proc and self.proc.poll() is None:
+            # SIGTERM asks nspawn for an orderly shutdown (like poweroff); kill it if that hangs
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=30)
+        if self.proc:
+            self.out.close()
+        self.proc, self.leader = None, 0
+
+    def close(self) -> None:
+        self.shutdown()
+        self.overlay.close()
+
+
+def can_run() -> str | None:
+    """Why the container tests cannot run here, or None when they can."""
+    if os.geteuid() != 0:
+        return "needs root (debootstrap, mount, systemd-nspawn)"
+    missing = [c for c in ("debootstrap", "systemd-nspawn", "nsenter", "chroot") if not shutil.which(c)]
+    if missing:
+        return f"{', '.join(missing)} not installed (scripts/bootstrap test installs them)"
+    return None
+
+
+if __name__ == "__main__":
+    for wanted in sys.argv[1:] or list(RECIPES):
+        t = time.monotonic()
+        print(wanted, root(wanted), f"{time.monotonic() - t:.0f} s", flush=True)
+        t = time.monotonic()
+        print(wanted, wheelhouse(wanted), f"{time.monotonic() - t:.0f} s", flush=True)
