@@ -175,6 +175,13 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 class Machine:
     """A Debian root booted with real systemd (systemd-nspawn -b), no network but its own loopback.
 
@@ -204,19 +211,18 @@ class Machine:
         self.out = open(self.log, "w")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.out, stderr=subprocess.STDOUT,
                                      env=env, start_new_session=True)
-        deadline = started + timeout
-        while time.monotonic() < deadline and not self.leader:
+        deadline, state = started + timeout, "not started"
+        while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"systemd-nspawn exited {self.proc.returncode}:\n{self.log.read_text()[-4000:]}")
-            kids = _children(self.proc.pid)
-            self.leader = kids[0] if kids else 0
-            time.sleep(0.1)
-        while time.monotonic() < deadline:
-            state = self.sh("systemctl is-system-running", timeout=30, check=False).stdout.strip()
-            if state in ("running", "degraded"):
-                return time.monotonic() - started
-            time.sleep(0.5)
-        raise RuntimeError(f"{self.name} did not finish booting in {timeout:.0f} s (state {state!r}):\n"
+            # nspawn's first child only sets up and exits; the container's PID 1 is the one running systemd
+            self.leader = next((kid for kid in _children(self.proc.pid) if _comm(kid) == "systemd"), 0)
+            if self.leader:
+                state = self.sh("systemctl is-system-running", timeout=30, check=False).stdout.strip()
+                if state in ("running", "degraded"):
+                    return time.monotonic() - started
+            time.sleep(0.2)
+        raise RuntimeError(f"{self.name} did not finish booting in {timeout:.0f} s (state {state!r}); its console:\n"
                            + self.log.read_text()[-4000:])
 
     def sh(self, script: str, env: dict[str, str] = {}, timeout: float = 120,

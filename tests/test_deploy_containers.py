@@ -18,7 +18,7 @@ CLONE = "/root/metropolys-companion"
 OFFLINE = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/wheelhouse", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 SERVICE = "metropolys-companion.service"
 SETTINGS = "/etc/default/metropolys-companion"
-RUNNING = "Metropolys companion is running."
+RUNNING = "Metropolys companion is running"
 LEDS_OFF = re.compile(r"^The LEDs are off: there is no lgpio for Python 3\.13 here; install it with "
                       r"'sudo apt install python3-lgpio' \(Raspberry Pi OS\) and run this script again\.$", re.M)
 # what a person types (their clone is in root's home: sudo keeps them root)
