@@ -82,7 +82,12 @@ def binfmt_ready(arch: str) -> bool:
         subprocess.run(["mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc"], capture_output=True)
     if not entry.exists() and shutil.which("update-binfmts"):
         subprocess.run(["update-binfmts", "--enable", "qemu-aarch64"], capture_output=True)
-    return entry.exists() and "enabled" in entry.read_text() and " F" in " " + entry.read_text().split("flags:")[-1]
+    if not entry.exists():
+        return False
+    text = entry.read_text()
+    flags = re.search(r"^flags: *(\S*)$", text, re.M)
+    # F: the interpreter is opened now, so it also runs inside a root that does not have it
+    return text.startswith("enabled") and bool(flags) and "F" in flags.group(1)
 
 
 def root(name: str) -> Path:
