@@ -174,7 +174,7 @@ if [ "$switch_now" = 1 ]; then
         say "Switching $IFACE to the hotspot now: this SSH session drops. Join \"$SSID\" and ssh to $ADDRESS."
         trap '' HUP PIPE  # finish the job after the session is gone
     fi
-    if ! "$NMCLI" --wait 30 connection up "$CON" >/dev/null; then
+    if ! "$NMCLI" --wait 30 connection up "$CON"; then
         refuse "the hotspot did not come up (NetworkManager's reason is above; see 'The Wi-Fi hotspot' in docs/DEPLOY.md). No join address was written."
     fi
     [ "$("$NMCLI" -g GENERAL.STATE connection show "$CON" 2>/dev/null || true)" = activated ] \

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ def unit_root(tmp_path_factory) -> Path:
     exe.write_text("#!/bin/sh\n")
     exe.chmod(0o755)
     (root / "var/lib/metropolys-companion").mkdir(parents=True)
+    (root / DEFAULTS.lstrip("/")).parent.mkdir(parents=True)
     (root / DEFAULTS.lstrip("/")).write_text("")
     return root
 
@@ -178,7 +180,9 @@ class Hotspot:
         for stub in stubs.iterdir():
             stub.chmod(0o755)
         self.env = {**os.environ, "ROOT": str(self.root), "NMCLI": str(stubs / "nmcli"),
-                    "SYSTEMCTL": str(stubs / "systemctl"), "STUB_LOG": str(self.log), "STUB_DIR": str(stubs)}
+                    "SYSTEMCTL": str(stubs / "systemctl"), "STUB_LOG": str(self.log), "STUB_DIR": str(stubs),
+                    # python3 with qrcode, as the installed venv has it
+                    "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
         self.env.pop("SSH_CONNECTION", None)
 
     def run(self, *args: str, **env: str) -> subprocess.CompletedProcess:
