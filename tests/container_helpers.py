@@ -203,11 +203,13 @@ class Machine:
     def boot(self, binds: dict[Path, str] = {}, timeout: float = 120) -> float:
         """Boot and wait until systemd says the system is up; returns the seconds it took."""
         env = dict(os.environ)
-        # This host runs cgroup v1 (hybrid) and PID 1 is not systemd. Trixie's systemd 257 refuses to boot
-        # on cgroup v1, so the container gets the unified (v2) hierarchy, which nspawn mounts for it.
+        # This host mounts cgroups v1 (hybrid) and its PID 1 is not systemd. systemd 256 and later (trixie has
+        # 257) refuse to boot on cgroup v1, hybrid included, so the container gets the unified (v2) hierarchy,
+        # which nspawn mounts for it from the host's cgroup2 mount.
         env["SYSTEMD_NSPAWN_UNIFIED_HIERARCHY"] = "1"
-        # --keep-unit: nspawn would otherwise ask the host's systemd (over D-Bus) for a scope unit; this
-        # host has no systemd to ask, and --keep-unit with --register=no makes nspawn ask nothing.
+        # --keep-unit: without it nspawn asks the host's systemd for a scope unit over D-Bus and stops with
+        # "Failed to open system bus" here (there is no host systemd); with it, and --register=no (no machined
+        # either), nspawn asks the host's service manager for nothing.
         cmd = ["systemd-nspawn", "-b", "-D", str(self.dir), "--private-network", "--register=no", "--keep-unit",
                "--machine", f"companion-{self.name}", "--console=pipe", "--link-journal=no"]
         for host, inside in binds.items():
