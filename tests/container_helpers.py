@@ -211,7 +211,7 @@ class Machine:
         # "Failed to open system bus" here (there is no host systemd); with it, and --register=no (no machined
         # either), nspawn asks the host's service manager for nothing.
         cmd = ["systemd-nspawn", "-b", "-D", str(self.dir), "--private-network", "--register=no", "--keep-unit",
-               "--machine", f"companion-{self.name}", "--console=pipe", "--link-journal=no"]
+               "--machine", f"companion-{self.name}-{os.getpid()}", "--console=pipe", "--link-journal=no"]
         for host, inside in binds.items():
             cmd.append(f"--bind-ro={host}:{inside}")
         started = time.monotonic()
