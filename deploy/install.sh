@@ -67,7 +67,7 @@ if [ "$(cd "$APP" && pwd -P)" != "$(cd "$SRC" && pwd -P)" ]; then
     find "$APP" -mindepth 1 -maxdepth 1 ! -name .venv -exec rm -rf {} +
     tar -C "$SRC" --exclude=./.git --exclude=./.venv --exclude=__pycache__ --exclude='*.pyc' \
         --exclude=.pytest_cache --exclude=.hypothesis --exclude=./build --exclude='*.egg-info' \
-        --exclude='*.sqlite3' --exclude=./test-results -cf - . \
+        --exclude='*.sqlite3' --exclude='.lgd-nfy*' --exclude=./test-results -cf - . \
         | tar -C "$APP" --no-same-owner --no-same-permissions -xf -
 fi
 

@@ -151,7 +151,7 @@ def source_copy(dest: Path) -> Path:
     """This checkout as a person's clone would have it (no .git, venv or caches)."""
     shutil.copytree(REPO, dest, symlinks=True, ignore=shutil.ignore_patterns(
         ".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "*.sqlite3", "node_modules",
-        "test-results", "*.egg-info", "build"))
+        "test-results", "*.egg-info", "build", ".lgd-nfy*"))
     return dest
 
 
