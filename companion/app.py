@@ -32,6 +32,7 @@ DEFAULTS = {
     "WIFI_PASSWORD": None,
     "RATE_LIMIT": 10.0,          # actions per second per device, with a burst of 20
     "MAX_CONTENT_LENGTH": 64 * 1024,
+    "HOST_AWAY": 120.0,          # seconds the host's device must be offline before a player may claim the role
 }
 
 ENV = {  # settings the systemd unit passes through /etc/default/metropolys-companion
@@ -42,6 +43,7 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
     "COMPANION_WIFI_SSID": ("WIFI_SSID", str),
     "COMPANION_WIFI_PASSWORD": ("WIFI_PASSWORD", str),
     "COMPANION_RATE_LIMIT": ("RATE_LIMIT", float),
+    "COMPANION_HOST_AWAY": ("HOST_AWAY", float),
 }
 
 
@@ -68,7 +70,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
     app.extensions["leds"] = leds
 
     store = Store(db_path)
-    table = Table(store, Hub(), leds=leds)
+    table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]))
     table.load()
     for gid, why in table.broken.items():
         app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)

@@ -80,6 +80,17 @@ class Store:
                 row = self.conn.execute("SELECT game FROM events ORDER BY at DESC LIMIT 1").fetchone()
         return row[0] if row else None
 
+    def all_events(self) -> Iterator[tuple[str, int, str, dict, Optional[str]]]:
+        """Every event of every game in the order they were logged (by the global count); rows from
+        before that count existed come first, game after game by their first event's clock."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT e.game, e.seq, e.kind, e.body, e.device FROM events e "
+                "JOIN (SELECT game, at AS started FROM events WHERE seq = 1) f ON f.game = e.game "
+                "ORDER BY e.moved IS NOT NULL, e.moved, f.started, e.game, e.seq").fetchall()
+        for game, seq, kind, body, device in rows:
+            yield game, seq, kind, json.loads(body), device
+
     def events(self, game: str) -> Iterator[tuple[int, str, dict, Optional[str]]]:
         with self._lock:
             rows = self.conn.execute(
