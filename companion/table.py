@@ -302,6 +302,9 @@ class Table:
     def _show_leds(self, game: Game, call_ended: bool = False) -> None:
         if self.leds is None or game.id != self.current:
             return   # the LEDs follow the game the table shows, like the table display
+        if game.abandoned:
+            self.leds.show("finished", [], None, [], None)   # nobody's turn, nobody won: every LED off
+            return
         st = game.state
         winners = views.public(game).get("scores", {}).get("winners", []) if st and st.finished else []
         call_winner = st.last_call.player if call_ended and st and st.last_call else None
@@ -360,6 +363,7 @@ class Table:
     def claim_seat(self, gid: str, color: str, name: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             if color not in game.colors:
                 raise Refused(404, "no_seat", color=color)
             holder = game.devices.get(color)
@@ -379,6 +383,7 @@ class Table:
     def release_seat(self, gid: str, color: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             self._host_only(game, device)
             if color not in game.devices:
                 raise Refused(404, "no_seat", color=color)
@@ -392,6 +397,7 @@ class Table:
         """A code for this seat, shown only on the asking device: its holder, or the host when its phone is gone."""
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             if color not in game.colors:
                 raise Refused(404, "no_seat", color=color)
             holder = game.devices.get(color)
@@ -452,6 +458,7 @@ class Table:
     def hand_host(self, gid: str, color: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             self._host_only(game, device)
             if color not in game.devices:
                 raise Refused(404, "no_seat", color=color)
@@ -469,6 +476,7 @@ class Table:
         """A seated player asks for the role of a host long gone; the table confirms (code or another player)."""
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             color = game.seat_of(device)
             if color is None:
                 raise Refused(403, "not_seated")
@@ -638,6 +646,7 @@ class Table:
     def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             color = game.seat_of(device)
             if color is None:
                 raise Refused(403, "not_seated")
@@ -655,6 +664,7 @@ class Table:
     def undo(self, gid: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             self._host_only(game, device)
             if not game.actions:
                 raise Refused(409, "nothing_to_undo")
@@ -673,6 +683,10 @@ class Table:
     def _host_only(self, game: Game, device: str) -> None:
         if not game.can_host(device):
             raise Refused(403, "not_host")
+
+    def _not_abandoned(self, game: Game) -> None:
+        if game.abandoned:
+            raise Refused(409, "abandoned")
 
     def _lobby_only(self, game: Game) -> None:
         if game.phase != "lobby":

@@ -23,7 +23,7 @@ def public(game) -> dict:
         "mode": game.mode,
         "deal": game.deal,
         "removed_districts": sorted(game.removed),
-        "to_act": st.to_act_color if st else None,
+        "to_act": st.to_act_color if st and not game.abandoned else None,
         "start_player": st.colors[st.start] if st and not st.finished else None,
         "players": [],
         "call": [],
@@ -116,7 +116,7 @@ def private(game, device: Optional[str]) -> dict:
         area, hood = game.cards.get(color, (None, None))
         view["you"] = {"color": color, "name": game.names.get(color), "area": area, "neighborhood": hood}
         st = game.state
-        if st and st.to_act_color == color:
+        if st and not game.abandoned and st.to_act_color == color:
             legal = legal_actions(st)
             view["legal"] = {"neighborhoods": {nb: list(legal.values) for nb in sorted(legal.neighborhoods)},
                              "pass": legal.can_pass}

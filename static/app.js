@@ -187,6 +187,7 @@ var M = (function () {
     node.textContent = "";
     if (view.phase === "lobby") { node.textContent = tr("lobby"); return; }
     if (view.phase === "finished") { node.textContent = tr("game_over"); node.classList.add("over"); return; }
+    if (view.phase === "abandoned") { node.textContent = tr("abandoned_title"); node.classList.add("over"); return; }
     if (!view.to_act) return;
     var mine = view.you && view.you.color === view.to_act;
     node.appendChild(chip(view.to_act));
@@ -232,6 +233,8 @@ var M = (function () {
       var row = el("tr", p.color === view.to_act ? "acting" : "");
       var td = el("td"); td.appendChild(chip(p.color)); row.appendChild(td);
       var nm = el("td", "pname", (p.name || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : ""));
+      if (p.color === view.host_color) nm.appendChild(el("span", "tag", tr("host_mark")));
+      if (p.seated && p.online === false) nm.appendChild(el("span", "tag off", tr("offline_mark")));
       if (view.subway_card === p.color) nm.appendChild(el("span", "tag sub", tr("card_subway")));
       if (view.archaeological_card === p.color) nm.appendChild(el("span", "tag arch", tr("card_archaeological")));
       row.appendChild(nm);
