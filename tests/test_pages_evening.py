@@ -369,3 +369,29 @@ def test_host_removes_an_empty_seat_in_the_lobby(start_server, devices):
     assert [p["color"] for p in v["players"]] == ["blue", "red", "white"] and len(v["removed_districts"]) == 1
     shots(host, "phone-seat-removed")
     shots(table, "table-seat-removed", table=True)
+
+
+def test_the_setup_form_remembers_the_last_game_and_never_starts_invalid(start_server, devices):
+    server = start_server(env=FAST)
+    host = devices(server, name="Ann")
+    host.goto("/")
+    # A fresh form: three colours ticked come with one district out, so Create works as it stands.
+    assert host.page.eval_on_selector_all("#removed input:checked", "els => els.length") == 1
+    host.page.uncheck("#seats input[value=white]")     # two players: two adjacent districts out
+    assert host.page.eval_on_selector_all("#removed input:checked", "els => els.length") == 2
+    host.page.check("input[name=mode][value=expert]")
+    host.page.check("input[name=deal][value=physical]")
+    removed = host.page.eval_on_selector_all("#removed input:checked", "els => els.map(e => e.value)")
+    host.press("#create")
+    host.page.wait_for_url("**/g/*")
+    gid = host.page.url.rsplit("/g/", 1)[1]
+    v = host.view(gid)
+    assert (v["mode"], v["deal"], [p["color"] for p in v["players"]]) == ("expert", "physical", ["blue", "red"])
+    assert v["removed_districts"] == sorted(removed)
+    # The next time, the form holds the last game's choices.
+    host.goto("/")
+    host.page.wait_for_selector("#create")
+    assert host.page.is_checked("input[name=mode][value=expert]")
+    assert host.page.is_checked("input[name=deal][value=physical]")
+    assert host.page.eval_on_selector_all("#seats input:checked", "els => els.map(e => e.value)") == ["blue", "red"]
+    assert sorted(host.page.eval_on_selector_all("#removed input:checked", "els => els.map(e => e.value)")) == sorted(removed)

@@ -164,6 +164,10 @@ def test_host_claimed_by_a_seated_player_with_the_table_s_confirmation_then_pass
     assert server.event_count() == n
     r = red.post(f"/api/games/{gid}/host/claim", {"code": code})
     assert r.status == 200 and r.json["host"] is True, r
+    # A stale pass for the absent player (the game moved on meanwhile) changes nothing.
+    seq_now = red.view(gid)["seq"]
+    refused(red.post(f"/api/games/{gid}/pass-for", {"expect_seq": seq_now - 1}), 409, "stale")
+    assert red.view(gid)["seq"] == seq_now
     assert white.view(gid)["host_color"] == "red" and host.view(gid)["host"] is False
     assert wsock.wait_seq(n + 1)["notice"] == {"key": "notice_host", "color": "red", "seq": n + 1}
 
