@@ -32,7 +32,7 @@
     }
     for (var i = 0; i < boxes.length; i++) {
       var b = boxes[i];
-      var ok = b.checked || (on.length < need && (need !== 2 || on.length === 0 || adjacent(on[0], b.value)));
+      var ok = b.checked || need === 1 || (on.length < need && (need !== 2 || on.length === 0 || adjacent(on[0], b.value)));
       b.disabled = !ok;
       b.parentNode.classList.toggle("disabled", !ok);
     }
@@ -217,6 +217,11 @@
     }
   }
   $("seats").addEventListener("change", function () { legalDistricts(); refresh(); });
+  /* With three players one district is out: ticking another moves the choice there. */
+  $("removed").addEventListener("change", function (ev) {
+    if (!ev.target.checked || Math.max(0, 4 - players().length) !== 1) return;
+    Array.prototype.forEach.call(document.querySelectorAll("#removed input"), function (b) { if (b !== ev.target) b.checked = false; });
+  });
 
   restore();
   legalDistricts();
