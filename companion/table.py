@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import queue
 import random
 import secrets
 import threading
@@ -205,7 +207,11 @@ class Table:
     def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = 120.0):
         self.store = store
         self.hub = hub
-        hub.on_presence = self.presence    # a socket closed: the table may now show a seat offline
+        # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
+        # must never wait for a game's lock (a bid's fsync): a thread of its own takes it from there.
+        hub.on_presence = self._presence_later
+        self._presence_q: "queue.SimpleQueue[str]" = queue.SimpleQueue()
+        self._presence_thread: Optional[threading.Thread] = None
         self.leds = leds
         self.host_away = host_away        # seconds the host's device must be gone before a player may claim it
         self.games: dict[str, Game] = {}
@@ -509,6 +515,23 @@ class Table:
             if self.hub.away_for(game.id, game.host) < self.host_away:
                 raise Refused(409, "host_here", seconds=int(self.host_away))
             return self._commit(game, "host", {"color": color, "confirmed": mine}, device)
+
+    def _presence_later(self, gid: str) -> None:
+        thread = self._presence_thread
+        if thread is None or not thread.is_alive() or getattr(thread, "pid", None) != os.getpid():
+            thread = threading.Thread(target=self._presence_worker, name="companion-presence", daemon=True)
+            thread.pid = os.getpid()
+            self._presence_thread = thread
+            thread.start()
+        self._presence_q.put(gid)
+
+    def _presence_worker(self) -> None:
+        while True:
+            gid = self._presence_q.get()
+            try:
+                self.presence(gid)
+            except Exception:   # one game's trouble must not stop the others' offline marks
+                pass
 
     def presence(self, gid: str) -> None:
         """A socket opened or closed: tell the table which seats have no live device."""
