@@ -416,6 +416,8 @@ def live(gid: str) -> Response:
     sub = t.hub.join(game.id, g.device, request.remote_addr or "") if game is not None else None
     if game is not None and sub is None:
         return refuse(429, "too_many_sockets")
+    if sub is not None:
+        t.presence(game.id)   # this seat is online again, in its own first view too
     try:
         sock.sendall(head)
     except OSError:   # the phone is gone already
@@ -431,7 +433,6 @@ def live(gid: str) -> Response:
     else:
         with game.lock:   # no change slips between this first view and the next publish
             live = t.hub.attach(sub, sock, t.view_json(game.id, g.device))
-        t.presence(game.id)   # the table sees this seat online again (its closing is noticed by the hub)
     if detach is None:
         live.closed.wait()   # werkzeug's server (tests) or plain gunicorn: this thread waits it out
     return _Upgraded()
