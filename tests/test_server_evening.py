@@ -361,7 +361,8 @@ def test_game_codes_are_readable_and_any_case_and_old_codes_still_open(start_ser
     body = {"mode": "family", "players": ["blue", "red"], "removed_districts": ["east", "north"],
             "tokens": json.loads(conn.execute("SELECT body FROM events WHERE seq = 1").fetchone()[0])["tokens"],
             "deal": "app", "seed": None}
-    conn.execute("INSERT INTO events VALUES ('azGIjOOR', 1, 'create', ?, 'x', 1.0)", (json.dumps(body),))
+    conn.execute("INSERT INTO events (game, seq, kind, body, device, at) VALUES ('azGIjOOR', 1, 'create', ?, 'x', 1.0)",
+                 (json.dumps(body),))
     conn.commit()
     conn.close()
     server.start()
