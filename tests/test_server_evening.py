@@ -288,6 +288,12 @@ def test_the_front_door_a_watcher_cannot_switch_the_table_or_stop_the_game(start
     r = watcher.post("/api/games", {"mode": "family", "players": ["blue", "red"],
                                     "removed_districts": ["north", "east"]})
     assert r.status == 201 and r.json["shown"] is False
+    hidden = r.json["id"]
+    # Its game changes last (a seat taken), yet the table keeps the game being played, restart or not.
+    assert watcher.post(f"/api/games/{hidden}/seats/red", {"name": "Eve"}).status == 200
+    assert watcher.get("/api/games/current").json["id"] == gid
+    server.kill()
+    server.start()
     assert watcher.get("/api/games/current").json["id"] == gid
     refused(watcher.post(f"/api/games/{gid}/abandon", {"confirm": gid}), 403, "not_host")
     refused(watcher.post(f"/api/games/{gid}/host", {"color": "red"}), 403, "not_host")
