@@ -309,7 +309,7 @@ def live(gid: str) -> Response:
     if sock is None:
         return refuse(400, "bad_request")
     t = table()
-    game = t.games.get(gid)
+    game = t.find(gid)
     sub = t.hub.join(gid, g.device, request.remote_addr or "") if game is not None else None
     if game is not None and sub is None:
         return refuse(429, "too_many_sockets")

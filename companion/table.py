@@ -5,11 +5,12 @@ import hashlib
 import random
 import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Optional
 
-from . import views
+from . import history, views
 from .db import Store
 from .game.errors import RuleError
 from .game.record import to_record
@@ -37,7 +38,10 @@ def device_id(cookie: str) -> str:
 
 @dataclass
 class Game:
-    """One game in memory: rebuilt from its log on start, then kept in step with it."""
+    """One game in memory: rebuilt from its log when first needed, then kept in step with it.
+
+    It keeps its current state and its actions, not every state in between: undo replays from the setup.
+    """
 
     id: str
     seq: int = 0
@@ -50,7 +54,7 @@ class Game:
     names: dict = field(default_factory=dict)
     devices: dict = field(default_factory=dict)       # colour -> device id
     cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
-    states: list = field(default_factory=list)        # states[k]: after k actions; empty in the lobby
+    state: Optional[State] = None                      # None in the lobby
     actions: list = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _public: Optional[tuple[int, dict]] = field(default=None, repr=False)
@@ -58,13 +62,9 @@ class Game:
 
     @property
     def phase(self) -> str:
-        if not self.states:
+        if self.state is None:
             return "lobby"
-        return "finished" if self.states[-1].finished else "playing"
-
-    @property
-    def state(self) -> Optional[State]:
-        return self.states[-1] if self.states else None
+        return "finished" if self.state.finished else "playing"
 
     def seat_of(self, device: Optional[str]) -> Optional[str]:
         for color, d in self.devices.items():
@@ -86,21 +86,24 @@ class Game:
         elif kind == "release":
             self.devices.pop(body["color"], None)
             self.names.pop(body["color"], None)
-            if not self.states:
+            if self.state is None:
                 self.cards.pop(body["color"], None)
         elif kind == "cards":
             self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
         elif kind == "start":
             self.cards = {c: tuple(v) for c, v in body["cards"].items()}
-            self.states = [new_game(self.setup())]
+            self.state = new_game(self.setup())
         elif kind == "action":
             action = _action(body)
             # `after`: the state the table already computed when it checked the action.
-            self.states.append(after if after is not None else apply(self.states[-1], action))
+            self.state = after if after is not None else apply(self.state, action)
             self.actions.append(action)
         elif kind == "undo":
-            self.states.pop()
             self.actions.pop()
+            state = new_game(self.state.setup)
+            for action in self.actions:
+                state = apply(state, action)
+            self.state = state
         else:
             raise ValueError(f"unknown event kind {kind!r}")
         self.seq += 1
@@ -128,47 +131,120 @@ def _action(body: dict) -> Action:
 
 
 class Table:
-    """Every game on this Pi, its log, its listeners and the LEDs."""
+    """The games on this Pi being played (ended ones are read from SQLite when opened), the log, listeners, LEDs."""
+
+    OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
 
     def __init__(self, store: Store, hub: Hub, leds=None):
         self.store = store
         self.hub = hub
         self.leds = leds
-        self.games: dict[str, Game] = {}
+        self.games: dict[str, Game] = {}   # games not ended, and the current one
+        self.opened: OrderedDict[str, Game] = OrderedDict()
         self.broken: dict[str, str] = {}   # game id -> why its log could not be replayed
         self._lock = threading.Lock()
         self.current: Optional[str] = None
 
     def load(self) -> None:
-        """Rebuild every game by replaying its log."""
-        for gid in self.store.games():
-            game = Game(gid)
-            try:
-                for seq, kind, body, device in self.store.events(gid):
-                    game.mutate(kind, body, device)
-            except Exception as e:  # any corruption: hand-edited file, older format, bug
-                # One unreadable game must not keep the others (and the table) from starting.
-                self.broken[gid] = f"event {game.seq + 1}: {e}"
+        """Replay the games not ended; an ended game is a summary row, read when someone opens it.
+
+        A game that ended before summaries existed is replayed once, here, and its summary written.
+        """
+        newest: Optional[tuple[float, str]] = None
+        backfill = []
+        for gid, created in self.store.open_games():
+            game = self._replay(gid)
+            if game is None:
                 continue
-            self.games[gid] = game
+            if game.phase in history.ENDED:
+                backfill.append(history.record_play(self._summary(game, game.state), game.seq))
+            else:
+                self.games[gid] = game
+            newest = max(newest or (created, gid), (created, gid))
+        if backfill:   # one transaction, one fsync
+            self.store.write(lambda conn, at: [write(conn, at) for write in backfill])
         # The game whose log moved last, never the clock's latest: a Pi without RTC or NTP jumps in time.
         last = self.store.last_moved()
-        self.current = last if last in self.games else next(reversed(self.games), None)
-        if self.current:
-            self._show_leds(self.games[self.current])
+        game = self.find(last) if last else None
+        if game is None:   # its log could not be replayed: the newest game that can
+            latest = self.store.latest_play()
+            if latest and (newest is None or (latest[1], latest[0]) > newest):
+                newest = (latest[1], latest[0])
+            game = self.find(newest[1]) if newest else None
+        if game is not None:
+            self.games[game.id] = game
+            self.opened.pop(game.id, None)
+            self.current = game.id
+            self._show_leds(game)
+
+    def _replay(self, gid: str) -> Optional[Game]:
+        game = Game(gid)
+        try:
+            for seq, kind, body, device in self.store.events(gid):
+                game.mutate(kind, body, device)
+        except Exception as e:  # any corruption: hand-edited file, older format, bug
+            # One unreadable game must not keep the others (and the table) from starting.
+            self.broken[gid] = f"event {game.seq + 1}: {e}"
+            return None
+        return game if game.seq else None
+
+    def find(self, gid: str) -> Optional[Game]:
+        """A game in memory, or an ended one read from its log (kept among the few last opened)."""
+        with self._lock:
+            game = self.games.get(gid)
+            if game is None:
+                game = self.opened.get(gid)
+                if game is not None:
+                    self.opened.move_to_end(gid)
+            if game is not None or gid in self.broken or len(gid) > 64:
+                return game
+        game = self._replay(gid)   # outside the table's lock: a slow read holds up no other game
+        if game is None:
+            return None
+        with self._lock:
+            known = self.games.get(gid) or self.opened.get(gid)
+            if known is not None:
+                return known
+            if game.phase in history.ENDED:
+                self.opened[gid] = game
+                self._trim()
+            else:
+                self.games[gid] = game
+        return game
+
+    def _trim(self) -> None:
+        while len(self.opened) > self.OPENED:
+            self.opened.popitem(last=False)
+
+    def _keep(self, game: Game) -> None:
+        """After a change: this game is the current one and stays; an ended game it replaces leaves memory."""
+        with self._lock:
+            before = self.current
+            self.current = game.id
+            self.games[game.id] = game
+            self.opened.pop(game.id, None)
+            old = self.games.get(before) if before and before != game.id else None
+            if old is not None and old.phase in history.ENDED:
+                del self.games[before]
+                self.opened[before] = old
+                self._trim()
 
     def get(self, gid: str) -> Game:
-        game = self.games.get(gid)
+        game = self.find(gid)
         if game is None:
             raise Refused(404, "no_game")
         return game
+
+    def _summary(self, game: Game, state: Optional[State], status: Optional[str] = None) -> dict:
+        status = status or ("finished" if state is not None and state.finished else game.phase)
+        return history.summarize(game.id, state, status, game.names, game.mode, game.colors)
 
     def view_json(self, gid: str, device: Optional[str]) -> str:
         """This device's view of a game, as the JSON text its socket gets too."""
         return views.view_json(self.get(gid), device)
 
     def view(self, gid: str, device: Optional[str]) -> Optional[dict]:
-        game = self.games.get(gid)
+        game = self.find(gid)
         return views.view(game, device) if game else None
 
     # -- the one path every change takes --
@@ -176,9 +252,17 @@ class Table:
     def _commit(self, game: Game, kind: str, body: dict, device: Optional[str],
                 call_ended: bool = False, after: Optional[State] = None) -> str:
         """Append the event (durable on return), apply it, tell every phone, set the LEDs; this device's view as JSON."""
-        self.store.append(game.id, game.seq + 1, kind, body, device)
+        also = None
+        if after is not None and after.finished:
+            # The summary the history reads is written with the event that ends the game, or not at all.
+            also = history.record_play(self._summary(game, after), game.seq + 1)
+        elif kind == "abandon":
+            also = history.record_play(self._summary(game, game.state, "abandoned"), game.seq + 1)
+        elif kind == "undo" and game.phase == "finished":
+            also = history.forget_play(game.id)
+        self.store.append(game.id, game.seq + 1, kind, body, device, also=also)
         game.mutate(kind, body, device, after)
-        self.current = game.id
+        self._keep(game)
         self.hub.publish(game.id, partial(views.view_json, game))
         self._show_leds(game, call_ended)
         return views.view_json(game, device)
@@ -198,8 +282,6 @@ class Table:
         body = self._check_options(options)
         gid = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
         game = Game(gid)
-        with self._lock:
-            self.games[gid] = game
         with game.lock:
             self._commit(game, "create", body, device)
         return game
