@@ -698,3 +698,14 @@ def js_strings(lang: str) -> dict:
 def placeholders(text: str) -> set[str]:
     """The {names} a template expects (used to check that translations keep every parameter)."""
     return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+
+def _add(strings: dict) -> None:
+    """Strings a feature keeps in its own module, merged in every language."""
+    for code in LANGS:
+        UI[code].update(strings[code])
+
+
+from .history_i18n import STRINGS as _HISTORY  # noqa: E402
+
+_add(_HISTORY)

@@ -35,9 +35,38 @@
     M.playersPanel($("players"), view);
     M.show($("show-cards"), !!(view.you && (view.you.area || view.you.neighborhood)));
     M.show($("end"), view.phase === "finished");
-    if (view.phase === "finished") M.endPanel($("end"), view, gameId);
+    if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); } else plays = null;
     M.show($("host-tools"), !!view.host && view.phase !== "lobby");
     $("undo").disabled = !online || busy;
+  }
+
+  /* BG Stats' "push plays from other apps" links, the same for every phone: asked for once, at the end. */
+  var plays = null;
+  function playLinks() {
+    if (plays === null) {
+      plays = false;
+      M.api("GET", "/api/games/" + encodeURIComponent(gameId) + "/bgstats").then(function (res) {
+        plays = res.ok && res.data ? res.data : (res.status === 0 ? null : false);
+        if (plays) render();
+      });
+      return;
+    }
+    if (!plays) return;
+    var box = M.el("div", "bgs");
+    var app = M.el("a", "btn big primary", tr("bgstats_app"));
+    app.href = plays.app;
+    app.id = "bgstats-app";
+    var web = M.el("a", "btn small", tr("bgstats_web"));
+    web.href = plays.web;
+    web.id = "bgstats-web";
+    web.target = "_blank";
+    web.rel = "noopener";
+    var past = M.el("a", "btn small", tr("history_link"));
+    past.href = "/history";
+    box.appendChild(app);
+    box.appendChild(web);
+    box.appendChild(past);
+    $("end").appendChild(box);
   }
 
   function lobby() {

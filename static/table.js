@@ -17,8 +17,33 @@
       M.endPanel($("end"), view, gameId);
       $("end").insertBefore(M.el("h2", "", M.tr("game_over")), $("end").firstChild);
     }
+    tonight();
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
+  }
+
+  /* Between games (lobby or game over), tonight's standings: asked for again when a game ends or a new one opens. */
+  var standings = null, askedFor = null;
+  function tonight() {
+    var between = view.phase !== "playing";
+    M.show($("tonight"), between && standings && standings.all.length > 0);
+    if (!between) return;
+    var key = view.id + ":" + view.phase;
+    if (askedFor !== key) {
+      askedFor = key;
+      M.api("GET", "/api/standings?tonight=1").then(function (res) {
+        if (res.ok && res.data) { standings = res.data; render(); }
+      });
+    }
+    if (!standings) return;
+    var body = $("tonight-rows");
+    body.textContent = "";
+    standings.all.forEach(function (r) {
+      var row = M.el("tr");
+      row.appendChild(M.el("td", "pname", r.name));
+      [r.played, r.wins, r.average, r.best].forEach(function (v) { row.appendChild(M.el("td", "num", v)); });
+      body.appendChild(row);
+    });
   }
 
   function take(next) {
