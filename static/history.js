@@ -21,9 +21,10 @@
     head.appendChild(el("span", "meta", tr("minutes", { n: e.duration_min }) + " · " + tr("calls_n", { n: e.calls })));
     li.appendChild(head);
     var seats = el("div", "gseats");
-    e.players.slice().sort(function (a, b) { return a.rank - b.rank; }).forEach(function (p) {
+    var over = e.status === "finished";   // an abandoned game: seat order and the points so far, no ranks
+    (over ? e.players.slice().sort(function (a, b) { return a.rank - b.rank; }) : e.players).forEach(function (p) {
       var line = el("div", "seatline" + (p.winner ? " won" : ""));
-      line.appendChild(el("span", "rk", p.rank + "."));
+      line.appendChild(el("span", "rk", over ? p.rank + "." : ""));
       line.appendChild(M.chip(p.color));
       line.appendChild(el("span", "nm", p.name + (p.winner ? " ★" : "")));
       line.appendChild(el("span", "pts", p.score));
@@ -32,14 +33,16 @@
     li.appendChild(seats);
     if (e.status === "finished") {
       var names = e.players.filter(function (p) { return p.winner; }).map(function (p) { return p.name; }).join(", ");
-      li.appendChild(el("p", "hint", tr(e.winners.length > 1 ? "winners_shared" : "winner", { players: names }) + " " +
+      li.appendChild(el("p", "hint", tr(e.winners.length > 1 ? "winners_shared" : "winner", { players: names }) + " · " +
         tr("tiebreak_" + (e.tiebreak || "points"))));
     }
     var tools = el("div", "gtools");
-    var open = el("button", "btn small", tr("open_tally"));
-    open.type = "button";
-    open.addEventListener("click", function () { tally(e.id); });
-    tools.appendChild(open);
+    if (e.status === "finished") {   // an abandoned game has no final tally
+      var open = el("button", "btn small", tr("open_tally"));
+      open.type = "button";
+      open.addEventListener("click", function () { tally(e.id); });
+      tools.appendChild(open);
+    }
     var rec = el("a", "btn small", tr("record_json"));
     rec.href = "/api/games/" + encodeURIComponent(e.id) + "/record";
     rec.setAttribute("download", "metropolys-" + e.id + ".json");
@@ -67,12 +70,13 @@
       if (!res.ok) { $("count").textContent = M.errorOf(res); return; }
       M.endPanel($("tally-body"), res.data, id);
       M.show($("tally"), true);
-      $("close-tally").focus();
+      $("tally").querySelector(".sheet").scrollTop = 0;
+      $("tally-title").focus();
     });
   }
 
   function pct(x) { return Math.round(x * 100) + "%"; }
-  function signed(x) { return (x > 0 ? "+" : "") + x; }
+  function signed(x) { return (+x > 0 ? "+" : "") + x; }
 
   function renderStandings() {
     var box = $("standings");
@@ -82,7 +86,12 @@
     var tbl = el("table", "standings");
     var head = el("tr");
     ["st_player", "st_played", "st_wins", "st_rate", "st_avg", "st_best", "st_margin"].forEach(function (k, i) {
-      head.appendChild(el("th", i ? "num" : "", tr(k)));
+      var th = el("th", i ? "num" : "");
+      th.appendChild(el("span", "long", tr(k)));
+      var short = el("abbr", "short", tr(k + "_short"));
+      short.title = tr(k);
+      th.appendChild(short);
+      head.appendChild(th);
     });
     tbl.appendChild(head);
     rows.forEach(function (r) {
@@ -92,7 +101,7 @@
       var other = r.spellings.filter(function (s) { return s !== r.name; });
       if (other.length) nm.appendChild(el("span", "sp", "= " + other.join(", ")));
       tr_.appendChild(nm);
-      [r.played, r.wins, pct(r.win_rate), r.average, r.best, signed(r.average_margin)].forEach(function (v) {
+      [r.played, r.wins, pct(r.win_rate), r.average.toFixed(1), r.best, signed(r.average_margin.toFixed(1))].forEach(function (v) {
         tr_.appendChild(el("td", "num", v));
       });
       tbl.appendChild(tr_);

@@ -66,7 +66,9 @@
     box.appendChild(app);
     box.appendChild(web);
     box.appendChild(past);
-    $("end").appendChild(box);
+    // Right under the winner: logging the play is what the table does next.
+    var end = $("end");
+    end.insertBefore(box, end.children[2] || null);
   }
 
   function lobby() {

@@ -14,8 +14,8 @@
     M.playersPanel($("players"), view);
     M.show($("end"), view.phase === "finished");
     if (view.phase === "finished") {
-      M.endPanel($("end"), view, gameId);
-      $("end").insertBefore(M.el("h2", "", M.tr("game_over")), $("end").firstChild);
+      M.endPanel($("end-tally"), view, gameId);
+      $("end-tally").insertBefore(M.el("h2", "", M.tr("game_over")), $("end-tally").firstChild);
     }
     tonight();
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
@@ -26,7 +26,11 @@
   var standings = null, askedFor = null;
   function tonight() {
     var between = view.phase !== "playing";
-    M.show($("tonight"), between && standings && standings.all.length > 0);
+    var box = $("tonight");
+    M.show(box, between && standings && standings.all.length > 0);
+    // Beside the final tally when a game is over; in the side column in the next game's lobby.
+    if (view.phase === "finished" && box.parentNode !== $("end")) $("end").appendChild(box);
+    else if (view.phase !== "finished" && box.parentNode === $("end")) { var after = $("players").parentNode; after.parentNode.insertBefore(box, after.nextSibling); }
     if (!between) return;
     var key = view.id + ":" + view.phase;
     if (askedFor !== key) {

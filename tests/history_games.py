@@ -83,3 +83,20 @@ def write_games(path: str, count: int, seed: int = 0, summaries: bool = True,
         at += 86400
     store.close()
     return made
+
+
+def write_abandoned(path: str, gid: str, at: float, seed: int = 0, names: Optional[dict] = None) -> dict:
+    """A game stopped half way by the evening branch's `abandon` event, its summary in the same transaction."""
+    rng = random.Random(seed)
+    setup, actions, _, _ = play_one(rng)
+    who = names or dict(zip(setup.colors, ("Anna", "Ben", "Chloé", "Dev")))
+    kept = actions[: len(actions) // 2]
+    state = new_game(setup)
+    for a in kept:
+        state = apply(state, a)
+    events = game_log(setup, kept, who, rng, undos=0)
+    events.append(("abandon", {}, events[0][2]))
+    store = Store(path)
+    write_game(store, gid, events, at, history.summarize(gid, state, "abandoned", who))
+    store.close()
+    return {"id": gid, "setup": setup, "actions": kept, "names": who}
