@@ -6,7 +6,9 @@ Games are played by the real rules engine and their logs written straight into S
 Store (tests/history_games.py), with the summary row the table writes when a game ends. Start-up is
 `companion serve` (pinned to one core) from launch to its first answered request, polled every 2 ms;
 memory is the gunicorn worker's RSS (and master + worker PSS) right after that first answer, and again
-after one old game's view and record were opened.
+after one old game's view and record were opened. CPU is the seconds master and worker had used by
+then: on a busy machine it moves far less than the wall clock. The runs interleave the database
+sizes, so a change in the machine's load falls on all of them alike.
 """
 from __future__ import annotations
 
@@ -33,6 +35,11 @@ def smaps(pid: int) -> dict:
         if parts[0] in ("Rss:", "Pss:"):
             out[parts[0][:-1]] = int(parts[1]) / 1024
     return out
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def get(port: int, path: str) -> int:
@@ -76,40 +83,46 @@ def main() -> int:
     counts = [int(c) for c in args.counts.split(",")]
     print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}; "
           f"{args.runs} starts each, server pinned to core {args.core}")
-    print(f"{'games':>6} {'events':>8} {'db MB':>6} {'start median':>13} {'min':>7} {'worker RSS':>11} "
-          f"{'master+worker PSS':>18} {'RSS after opening one':>22}")
-    base = None
+    print(f"{'games':>6} {'events':>8} {'db MB':>6} {'start median':>13} {'min':>7} {'CPU median':>11} "
+          f"{'worker RSS':>11} {'master+worker PSS':>18} {'RSS after opening one':>22}")
     with tempfile.TemporaryDirectory() as d:
+        dbs, made = {}, {}
         for n in counts:
-            db = Path(d) / f"history-{n}.sqlite3"
-            made = write_games(str(db), n, seed=n) if n else []
+            dbs[n] = Path(d) / f"history-{n}.sqlite3"
+            made[n] = write_games(str(dbs[n]), n, seed=n) if n else []
             if not n:
                 from companion.db import Store
-                st = Store(str(db))
+                st = Store(str(dbs[n]))
                 st.conn
                 st.close()
-            events = sum(m["events"] for m in made)
-            times, rss, pss, after = [], [], [], []
-            for run in range(args.runs):
-                t, s = start(db, args.core)
+        figures = {n: {"t": [], "cpu": [], "rss": [], "pss": [], "after": []} for n in counts}
+        for run in range(args.runs):
+            for n in counts:
+                t, s = start(dbs[n], args.core)
+                f = figures[n]
                 try:
-                    times.append(t)
                     w = s.worker_pid()
+                    f["t"].append(t)
+                    f["cpu"].append(cpu_seconds(s.proc.pid) + cpu_seconds(w))
                     m, wk = smaps(s.proc.pid), smaps(w)
-                    rss.append(wk["Rss"])
-                    pss.append(m["Pss"] + wk["Pss"])
-                    if made:
-                        gid = made[len(made) // 2]["id"]
+                    f["rss"].append(wk["Rss"])
+                    f["pss"].append(m["Pss"] + wk["Pss"])
+                    if made[n]:
+                        gid = made[n][len(made[n]) // 2]["id"]
                         assert get(s.port, f"/api/games/{gid}") == 200
                         assert get(s.port, f"/api/games/{gid}/record") == 200
-                    after.append(smaps(w)["Rss"])
+                    f["after"].append(smaps(w)["Rss"])
                 finally:
                     s.kill()
-            med = statistics.median(times)
-            base = base or (med, statistics.median(rss))
-            print(f"{n:>6} {events:>8} {db.stat().st_size / 1e6:>6.1f} {med * 1000:>10.0f} ms {min(times) * 1000:>4.0f} ms "
-                  f"{statistics.median(rss):>8.1f} MB {statistics.median(pss):>15.1f} MB {statistics.median(after):>19.1f} MB"
-                  f"   ({(med / base[0] - 1) * 100:+.0f}% time, {statistics.median(rss) - base[1]:+.1f} MB RSS vs 0 games)")
+        med = {n: {k: statistics.median(v) for k, v in figures[n].items()} for n in counts}
+        base = med[counts[0]]
+        for n in counts:
+            m = med[n]
+            events = sum(x["events"] for x in made[n])
+            print(f"{n:>6} {events:>8} {dbs[n].stat().st_size / 1e6:>6.1f} {m['t'] * 1000:>10.0f} ms "
+                  f"{min(figures[n]['t']) * 1000:>4.0f} ms {m['cpu'] * 1000:>8.0f} ms {m['rss']:>8.1f} MB "
+                  f"{m['pss']:>15.1f} MB {m['after']:>19.1f} MB   ({(m['t'] / base['t'] - 1) * 100:+.0f}% time, "
+                  f"{(m['cpu'] / base['cpu'] - 1) * 100:+.0f}% CPU, {m['rss'] - base['rss']:+.1f} MB RSS vs {counts[0]} games)")
     return 0
 
 

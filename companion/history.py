@@ -33,8 +33,15 @@ def fold(name: str) -> str:
     return " ".join(plain.casefold().split())
 
 
-def summarize(gid: str, state: State, status: str, names: dict) -> dict:
-    """What the history and standings need of an ended game, from its last state."""
+def summarize(gid: str, state: Optional[State], status: str, names: dict, mode: str = "family",
+              colors: tuple = ()) -> dict:
+    """What the history and standings need of an ended game, from its last state (None: abandoned in the lobby)."""
+    if state is None:
+        # Never started: kept only so the next start need not replay it; the history does not list it.
+        seats = [{"color": c, "name": (names.get(c) or c).strip(), "score": 0, "buildings": 0, "rank": 0,
+                  "winner": False, "start": False} for c in colors]
+        return {"game": gid, "status": status, "mode": mode, "players": seats, "winners": [], "tiebreak": None,
+                "calls": 0, "started": False}
     ex = explain(state)
     players = ex["scores"]["players"]
     finished = status == "finished"
@@ -54,7 +61,7 @@ def summarize(gid: str, state: State, status: str, names: dict) -> dict:
                       "score": players[c]["total"], "buildings": players[c]["buildings"],
                       "rank": 1 if c in winners else rank[c], "winner": c in winners, "start": c == opener})
     return {"game": gid, "status": status, "mode": state.setup.mode, "players": seats, "winners": winners,
-            "tiebreak": ex["tiebreak"] if finished else None, "calls": len(state.built)}
+            "tiebreak": ex["tiebreak"] if finished else None, "calls": len(state.built), "started": True}
 
 
 def record_play(summary: dict, seq: int) -> Also:
@@ -70,6 +77,8 @@ def record_play(summary: dict, seq: int) -> Also:
             (gid, seq, summary["status"], summary["mode"], gid, at, gid, gid, seq, at,
              json.dumps(summary, separators=(",", ":"))))
         conn.execute("DELETE FROM play_players WHERE game = ?", (gid,))
+        if not summary.get("started", True):
+            return
         conn.executemany(
             "INSERT INTO play_players (game, seat, color, name, key, score, rank, winner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(gid, i, p["color"], p["name"], fold(p["name"]), p["score"], p["rank"], int(p["winner"]))
@@ -139,12 +148,12 @@ def _keys_for(store: Store, name: str) -> list[str]:
 
 def history(store: Store, player: Optional[str] = None, offset: int = 0, limit: int = 100) -> dict:
     """Ended games, newest first; `player` keeps the games of that name (any merged spelling)."""
+    where, params = "WHERE started_at IS NOT NULL", ()
     if player and fold(player):
         keys = _keys_for(store, player)
         marks = ",".join("?" * len(keys))
-        where, params = (f"WHERE game IN (SELECT game FROM play_players WHERE key IN ({marks}))", tuple(keys))
-    else:
-        where, params = "", ()
+        where += f" AND game IN (SELECT game FROM play_players WHERE key IN ({marks}))"
+        params = tuple(keys)
     total = store.read(f"SELECT count(*) FROM plays {where}", params)[0][0]
     rows = store.read(f"SELECT {_COLS} FROM plays {where} ORDER BY ended_at DESC, game DESC LIMIT ? OFFSET ?",
                       params + (limit, offset))
@@ -257,7 +266,7 @@ def csv_text(store: Store) -> str:
     out = io.StringIO()
     w = csv.writer(out)
     w.writerow(CSV_FIELDS)
-    for row in store.read(f"SELECT {_COLS} FROM plays ORDER BY ended_at, game"):
+    for row in store.read(f"SELECT {_COLS} FROM plays WHERE started_at IS NOT NULL ORDER BY ended_at, game"):
         e = _entry(row)
         for i, p in enumerate(e["players"], 1):
             w.writerow([e["id"], e["date"], e["status"], e["mode"], e["duration_min"], e["calls"], i, p["color"],

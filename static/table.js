@@ -45,7 +45,7 @@
     standings.all.forEach(function (r) {
       var row = M.el("tr");
       row.appendChild(M.el("td", "pname", r.name));
-      [r.played, r.wins, r.average, r.best].forEach(function (v) { row.appendChild(M.el("td", "num", v)); });
+      [r.played, r.wins, r.average.toFixed(1), r.best].forEach(function (v) { row.appendChild(M.el("td", "num", v)); });
       body.appendChild(row);
     });
   }
