@@ -147,6 +147,7 @@ def test_abandoned_rows_are_listed_without_a_tally(old_server, devices):
     """An abandoned game shows its status and its record link; the tally (every card) is offered for finished games."""
     server, made, gone = old_server
     d = devices(server)
+    sized(d, "390")
     d.goto("/history")
     item = d.page.locator(f'#games li.game[data-game="{gone["id"]}"]')
     item.wait_for()
