@@ -14,7 +14,7 @@ from companion import history
 from companion.db import Store
 from companion.game.rules import apply, new_game
 from companion.game.state import Setup
-from companion.table import device_id
+from companion.table import Table, device_id
 from games import random_game, random_setup
 
 
@@ -100,3 +100,20 @@ def write_abandoned(path: str, gid: str, at: float, seed: int = 0, names: Option
     write_game(store, gid, events, at, history.summarize(gid, state, "abandoned", who))
     store.close()
     return {"id": gid, "setup": setup, "actions": kept, "names": who}
+
+
+def drive(table: Table, setup, actions, names: dict, tag: str = "") -> str:
+    """A game through the table's own path: create, seats, cards typed in, start, every action."""
+    devices = {c: f"dev-{tag}-{c}" for c in setup.colors}
+    host = devices[setup.colors[0]]
+    game = table.create({"mode": setup.mode, "players": list(setup.colors),
+                         "removed_districts": sorted(setup.removed_districts),
+                         "layout": {"tokens": dict(setup.tokens)}, "deal": "physical"}, host)
+    for s in setup.seats:
+        table.claim_seat(game.id, s.color, names[s.color], devices[s.color])
+        table.enter_cards(game.id, s.color, s.area, s.neighborhood, devices[s.color])
+    table.start(game.id, host)
+    for a in actions:
+        table.act(game.id, devices[a.player], {"pass": True} if not hasattr(a, "value") else
+                  {"bid": a.neighborhood, "value": a.value}, None)
+    return game.id

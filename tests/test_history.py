@@ -20,7 +20,7 @@ from companion.game.scoring import score
 from companion.live import Hub
 from companion.table import Table
 from games import random_game
-from test_history_cost import drive
+from history_games import drive
 
 # person -> the spellings their phone may type (case and accents differ; "Ann" is merged into "Anna" by the host)
 PEOPLE = {"anna": ["Anna", "ANNA", "anna ", "Ann"], "jose": ["José", "Jose", "JOSÉ"],

@@ -11,7 +11,7 @@ from companion.game.record import replay, to_record
 from companion.game.scoring import score
 from companion.live import Hub
 from companion.table import Table
-from history_games import play_one, write_games
+from history_games import drive, play_one, write_games
 from server_helpers import Phone, create_game, play, score_record, seat_and_start
 
 
@@ -19,23 +19,6 @@ def table_on(path) -> Table:
     t = Table(Store(str(path)), Hub())
     t.load()
     return t
-
-
-def drive(table: Table, setup, actions, names: dict, tag: str = "") -> str:
-    """A game through the table's own path: create, seats, cards typed in, start, every action."""
-    devices = {c: f"dev-{tag}-{c}" for c in setup.colors}
-    host = devices[setup.colors[0]]
-    game = table.create({"mode": setup.mode, "players": list(setup.colors),
-                         "removed_districts": sorted(setup.removed_districts),
-                         "layout": {"tokens": dict(setup.tokens)}, "deal": "physical"}, host)
-    for s in setup.seats:
-        table.claim_seat(game.id, s.color, names[s.color], devices[s.color])
-        table.enter_cards(game.id, s.color, s.area, s.neighborhood, devices[s.color])
-    table.start(game.id, host)
-    for a in actions:
-        table.act(game.id, devices[a.player], {"pass": True} if not hasattr(a, "value") else
-                  {"bid": a.neighborhood, "value": a.value}, None)
-    return game.id
 
 
 def plays_rows(path) -> dict:
