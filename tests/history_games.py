@@ -53,10 +53,12 @@ def write_game(store: Store, gid: str, events: list[tuple], at: float, summary: 
     def work(conn, _now):
         nonlocal t
         rows = []
+        moved = conn.execute("SELECT COALESCE(MAX(moved), 0) FROM events").fetchone()[0]   # as Store.append counts
         for seq, (kind, body, device) in enumerate(events, 1):
-            rows.append((gid, seq, kind, json.dumps(body, separators=(",", ":")), device, t))
+            rows.append((gid, seq, kind, json.dumps(body, separators=(",", ":")), device, t, moved + seq))
             t += step
-        conn.executemany("INSERT INTO events (game, seq, kind, body, device, at) VALUES (?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany("INSERT INTO events (game, seq, kind, body, device, at, moved) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         rows)
         if summary is not None:
             history.record_play(summary, len(events))(conn, t - step)
 
