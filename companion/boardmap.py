@@ -259,35 +259,67 @@ def _templates(token: bool):
     return out
 
 
-def _box_ok(poly, cx, cy, w, h, obstacles) -> bool:
-    for px, py in ((cx - w / 2, cy - h / 2), (cx + w / 2, cy - h / 2), (cx + w / 2, cy + h / 2), (cx - w / 2, cy + h / 2)):
-        if _depth(poly, (px, py)) < ROOM:
-            return False
-    for ox, oy, r in obstacles:
-        dx, dy = max(abs(ox - cx) - w / 2, 0.0), max(abs(oy - cy) - h / 2, 0.0)
-        if math.hypot(dx, dy) < r + 1:
-            return False
-    return True
+def _blocked(parts, obstacles) -> bool:
+    for cx, cy, w, h in parts.values():
+        for ox, oy, r in obstacles:
+            if math.hypot(max(abs(ox - cx) - w / 2, 0.0), max(abs(oy - cy) - h / 2, 0.0)) < r + 1:
+                return True
+    return False
+
+
+def _anchors(poly, tpl, scale):
+    """Where an arrangement's anchor may go so every box stays ROOM inside the convex shape: a convex region."""
+    s = _orientation(poly)
+    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    region = [(min(xs), min(ys)), (max(xs), min(ys)), (max(xs), max(ys)), (min(xs), max(ys))]
+    for a, b in zip(poly, poly[1:] + poly[:1]):
+        ex, ey = b[0] - a[0], b[1] - a[1]
+        length = math.hypot(ex, ey)
+        if length < 1e-9:
+            continue
+        nx, ny = -s * ey / length, s * ex / length          # inward
+        need = max(ROOM + nx * a[0] + ny * a[1] - scale * (nx * cx + ny * cy) + scale * (abs(nx) * w + abs(ny) * h) / 2
+                   for cx, cy, w, h in tpl.values())
+        region = _clip(region, -nx, -ny, -need)
+        if len(region) < 3:
+            return []
+    return region
 
 
 def arrange(poly, token: bool, obstacles=()) -> dict:
-    """Where a neighborhood's label, icon, token and piece go: the largest arrangement that fits, deepest inside."""
-    (px, py), depth = pole(poly)
-    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    """Where a neighborhood's label, icon, token and piece go: the largest arrangement that fits, with the most room."""
     for scale in (1.0, 0.92, 0.84, 0.76, 0.68, 0.6):
-        best, score = None, -math.inf
+        best, room = None, -math.inf
         for tpl in _templates(token):
-            for gx in range(int(min(xs)), int(max(xs)) + 1, 3):
-                for gy in range(int(min(ys)), int(max(ys)) + 1, 3):
-                    parts = {k: (gx + scale * cx, gy + scale * cy, scale * w, scale * h) for k, (cx, cy, w, h) in tpl.items()}
-                    if all(_box_ok(poly, *p, obstacles) for p in parts.values()):
-                        s = -math.dist((gx, gy), (px, py))
-                        if s > score:
-                            best, score = parts, s
+            region = _anchors(poly, tpl, scale)
+            if not region:
+                continue
+            (ax, ay), depth = pole(region)
+            candidates = [((ax, ay), depth)]
+            xs, ys = [p[0] for p in region], [p[1] for p in region]
+            step = max(2.0, max(max(xs) - min(xs), max(ys) - min(ys)) / 12)
+            candidates += sorted((((x, y), _depth(region, (x, y)))
+                                  for x in _frange(min(xs), max(xs), step) for y in _frange(min(ys), max(ys), step)),
+                                 key=lambda c: -c[1])
+            for (x, y), d in candidates:
+                if d < 0 or d <= room:
+                    break
+                parts = {k: (x + scale * cx, y + scale * cy, scale * w, scale * h) for k, (cx, cy, w, h) in tpl.items()}
+                if not _blocked(parts, obstacles):
+                    best, room = parts, d
+                    break
         if best:
             return {"scale": scale, **best}
-    raise ValueError("no room")
+    (px, py), _ = pole(poly)                       # no room anywhere: the smallest arrangement at the deepest point
+    tpl = _templates(token)[0]
+    return {"scale": 0.6, "cramped": True, **{k: (px + 0.6 * cx, py + 0.6 * cy, 0.6 * w, 0.6 * h) for k, (cx, cy, w, h) in tpl.items()}}
 
+
+def _frange(lo, hi, step):
+    x = lo
+    while x <= hi:
+        yield x
+        x += step
 
 COMPASS = 50.0               # the strip above a portrait map that says where north is
 

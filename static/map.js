@@ -103,6 +103,69 @@ var BoardMap = (function () {
     return false;
   }
 
+  /* The token layout as lines, one per district in play: "Center: trendy neighborhood C01, C05; subway C03". */
+  var ORDER = ["center", "north", "east", "south", "west"], KINDS = ["trendy", "subway", "archaeological"];
+  Map.prototype.layoutLines = function (tokens, removed) {
+    var byDistrict = {}, self = this;
+    Object.keys(tokens || {}).sort().forEach(function (nb) {
+      var h = self.hoods[nb];
+      if (!h) return;
+      var d = byDistrict[h.district] = byDistrict[h.district] || {};
+      (d[tokens[nb]] = d[tokens[nb]] || []).push(nb);
+    });
+    return ORDER.filter(function (d) { return (removed || []).indexOf(d) < 0; }).map(function (d) {
+      var kinds = byDistrict[d] || {};
+      var parts = KINDS.filter(function (k) { return kinds[k]; }).map(function (k) { return M.term(k) + " " + kinds[k].join(", "); });
+      return { district: d, count: Object.keys(kinds).reduce(function (n, k) { return n + kinds[k].length; }, 0),
+        text: M.cap(M.term(d)) + ": " + (parts.length ? parts.join("; ") : M.tr("layout_none")) };
+    });
+  };
+  Map.prototype.list = function (ul, tokens, removed) {
+    while (ul.firstChild) ul.removeChild(ul.firstChild);
+    this.layoutLines(tokens, removed).forEach(function (line) {
+      var li = document.createElement("li");
+      li.setAttribute("data-district", line.district);
+      li.textContent = line.text;
+      ul.appendChild(li);
+    });
+  };
+
+  /* The host walks the table through the districts, one at a time, lighting that district's tokens. */
+  Map.prototype.checker = function (box, ul) {
+    var self = this, step = -1, lines = [];
+    var start = button(M.tr("check_start")), next = button(M.tr("check_next")), stop = button(M.tr("check_stop"));
+    var say = document.createElement("p");
+    say.className = "check-step";
+    say.setAttribute("aria-live", "polite");
+    start.id = "check-start"; next.id = "check-next"; stop.id = "check-stop";
+    next.className = "btn primary";
+    box.appendChild(start); box.appendChild(say); box.appendChild(next); box.appendChild(stop);
+    function show() {
+      var on = step >= 0 && step < lines.length;
+      start.hidden = on; next.hidden = !on; stop.hidden = !on;
+      var d = on ? lines[step].district : null;
+      self.focus(d);
+      var items = ul.querySelectorAll("li");
+      for (var i = 0; i < items.length; i++) items[i].classList.toggle("focus", items[i].getAttribute("data-district") === d);
+      say.textContent = on ? M.tr("check_step", { district: M.cap(M.term(d)), n: lines[step].count, i: step + 1, total: lines.length }) :
+        step >= lines.length ? M.tr("check_done") : "";
+      box.setAttribute("data-step", on ? d : step >= lines.length ? "done" : "");
+      if (on) next.textContent = M.tr(step === lines.length - 1 ? "check_finish" : "check_next");
+    }
+    start.onclick = function () { step = 0; show(); };
+    next.onclick = function () { step += 1; show(); };
+    stop.onclick = function () { step = -1; show(); };
+    show();
+    return { update: function (tokens, removed) { lines = self.layoutLines(tokens, removed); if (step >= 0 && step < lines.length) show(); } };
+  };
+  function button(text) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "btn";
+    b.textContent = text;
+    return b;
+  }
+
   function use(id, x, y, size) {
     var u = node("use", { x: x - size / 2, y: y - size / 2, width: size, height: size });
     u.setAttribute("href", "#" + id);

@@ -4,6 +4,7 @@
   var $ = M.$, tr = M.tr, term = M.term;
   var gameId = $("app").getAttribute("data-game");
   var map = new M.Map($("map"));
+  var checker = map.checker($("check"), $("layout-list"));
   var view = null, online = false, picked = null, value = null, busy = false, joinColor = null;
   var AREAS = { family: ["bridges", "statues", "lakes", "borders"], expert: ["bridges", "statues", "lakes", "districts", "chains"] };
   var KINDS = ["mall", "administration", "industrial", "park", "lodgings"];
@@ -30,6 +31,10 @@
     turn();
     reminder();
     map.paint(view);
+    M.show($("layout"), view.phase === "lobby");
+    map.list($("layout-list"), view.tokens, view.removed_districts);
+    M.show($("check"), !!view.host && view.phase === "lobby");
+    checker.update(view.tokens, view.removed_districts);
     map.mark(myTurn() && online ? view.legal.neighborhoods : null, picked);
     M.callPanel(view);
     M.playersPanel($("players"), view);

@@ -10,6 +10,8 @@
     M.mark($("app"), view, live);
     M.status($("status"), view);
     map.paint(view);
+    M.show($("layout"), view.phase === "lobby");
+    map.list($("layout-list"), view.tokens, view.removed_districts);
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("end"), view.phase === "finished");
