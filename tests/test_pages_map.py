@@ -1,0 +1,224 @@
+"""The map in real Chromium, after the page's script has placed the pieces: every token, building and bid sits inside
+its own neighborhood's shape (SVG isPointInFill) and in no other, and covers no label; the token list beside the map
+says exactly what the map shows, in the phone's language; the host walks the table through the districts."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from companion import i18n
+from companion.game.board import CENTER, PERIPHERAL, TOKEN_KINDS
+from companion.game.setup import random_layout
+from pages_helpers import SHOTS, browser, devices  # noqa: F401
+from server_helpers import Phone, create_game, play, seat_and_start
+
+COLORS = ["blue", "red", "white", "gray"]
+SIZES = {"table-1920": ({"width": 1920, "height": 1080}, False), "table-1280": ({"width": 1280, "height": 720}, False),
+         "phone-390": ({"width": 390, "height": 844}, True), "phone-320": ({"width": 320, "height": 568}, True)}
+
+PIECES_JS = """() => {
+  const svg = document.getElementById('map');
+  const shapes = [...svg.querySelectorAll('path.cell[data-nb]')];
+  const inv = svg.getScreenCTM().inverse(), pt = svg.createSVGPoint();
+  const centre = r => { pt.x = r.x + r.width / 2; pt.y = r.y + r.height / 2; return pt.matrixTransform(inv); };
+  const cut = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) *
+                        Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const labels = [...svg.querySelectorAll('text.nid, use.kicon')]
+    .map(l => [l.closest('.nb').dataset.nb + (l.tagName === 'text' ? ' label' : ' icon'), l.getBoundingClientRect()]);
+  const pieces = [...svg.querySelectorAll('[data-token-of],[data-building-of],[data-bid-of]')];
+  const problems = [], rects = [];
+  for (const p of pieces) {
+    const own = p.dataset.tokenOf || p.dataset.buildingOf || p.dataset.bidOf;
+    const what = (p.dataset.tokenOf ? 'token' : p.dataset.buildingOf ? 'building' : 'bid') + ' of ' + own;
+    const r = p.getBoundingClientRect(), c = centre(r);
+    const inside = shapes.filter(s => s.isPointInFill(c)).map(s => s.dataset.nb);
+    if (inside.length !== 1 || inside[0] !== own) problems.push(what + ' has its centre in ' + (inside.join(',') || 'no shape'));
+    for (const [name, lr] of labels) if (cut(r, lr) > 1) problems.push(what + ' covers ' + name);
+    for (const [name, pr] of rects) if (cut(r, pr) > 1) problems.push(what + ' covers the ' + name);
+    rects.push([what, r]);
+  }
+  return {count: pieces.length, tokens: svg.querySelectorAll('[data-token-of]').length,
+          buildings: svg.querySelectorAll('[data-building-of]').length, problems};
+}"""
+
+TAP_JS = """() => {
+  // How big each neighborhood is under a finger: the side of the largest square around its tap spot inside its shape.
+  const svg = document.getElementById('map'), m = svg.getScreenCTM(), pt = svg.createSVGPoint();
+  const out = {};
+  for (const g of svg.querySelectorAll('.nb')) {
+    const shape = g.querySelector('.cell');
+    let half = 0;
+    for (let h = 1; h < 80; h++) {
+      let ok = true;
+      for (let k = -h; k <= h && ok; k += Math.max(1, h / 4)) for (const [dx, dy] of [[k, -h], [k, h], [-h, k], [h, k]]) {
+        pt.x = +g.dataset.x + dx / m.a; pt.y = +g.dataset.y + dy / m.a;
+        if (!shape.isPointInFill(pt)) { ok = false; break; }
+      }
+      if (!ok) break;
+      half = h;
+    }
+    out[g.dataset.nb] = 2 * half;
+  }
+  return out;
+}"""
+
+
+def open_page(browser, server, path, size, mobile, lang=None):  # noqa: F811
+    opts = {"viewport": size, "device_scale_factor": 1}
+    if mobile:
+        opts.update(has_touch=True, is_mobile=True)
+    if lang:
+        opts["locale"] = lang
+    ctx = browser.new_context(**opts)
+    page = ctx.new_page()
+    page.goto(server.origin + path)
+    return ctx, page
+
+
+def settle(page, seq):
+    page.wait_for_function("n => { const a = document.getElementById('app'); return a && +(a.dataset.seq ?? -1) >= n"
+                           " && a.dataset.live === '1'; }", arg=seq)
+
+
+def shot(page, name, at=None):
+    if SHOTS:
+        if at:
+            page.locator(at).scroll_into_view_if_needed()
+        page.screenshot(path=f"{SHOTS}/{name}.png")
+
+
+@pytest.fixture(scope="module")
+def games(server):
+    """A 4-player game with a full random token layout (lobby), and one played far on (a late-game board)."""
+    host = Phone(server)
+    lobby = create_game(host, COLORS, seed=9)
+    late_host = Phone(server)
+    late = create_game(late_host, COLORS, seed=9)
+    phones = {c: (late_host if c == "blue" else Phone(server)) for c in COLORS}
+    seat_and_start(late, late_host, phones)
+    play(late, phones, random.Random(5), max_actions=400, pass_rate=0.2)
+    view = late_host.view(late)
+    yield {"lobby": (lobby, host.view(lobby)), "late": (late, view)}
+    for p in {host, *phones.values()}:
+        p.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("stage", ["lobby", "late"])
+def test_every_piece_sits_in_its_own_neighborhood_and_covers_no_label(browser, server, games, stage, size):  # noqa: F811
+    gid, view = games[stage]
+    viewport, mobile = SIZES[size]
+    path = f"/g/{gid}" if mobile else "/table"
+    ctx, page = open_page(browser, server, path, viewport, mobile)
+    try:
+        settle(page, view["seq"])
+        found = page.evaluate(PIECES_JS)
+        assert found["tokens"] == len(view["tokens"])
+        assert found["buildings"] == len(view["built"])
+        assert found["count"] >= (27 if stage == "lobby" else 20)
+        assert found["problems"] == []
+        if stage == "late":
+            assert len(view["built"]) >= 20, "a late-game board has many buildings"
+        name = ("table-map" if not mobile else "phone-map") + ("-tokens" if stage == "lobby" else "-late") + \
+            size.split("-", 1)[1].join(["-", ""])
+        shot(page, name, at=None if not mobile else "#map")
+        if mobile and stage == "lobby":
+            shot(page, name.replace("-map-", "-list-"), at="#layout")
+    finally:
+        ctx.close()
+
+
+def test_at_320_px_every_neighborhood_is_legible_and_tapped_where_it_is(browser, server, games):  # noqa: F811
+    gid, view = games["lobby"]
+    ctx, page = open_page(browser, server, f"/g/{gid}", {"width": 320, "height": 568}, True)
+    try:
+        settle(page, view["seq"])
+        sizes = page.evaluate(TAP_JS)
+        font = page.evaluate("() => Math.min(...[...document.querySelectorAll('#map text.nid')]"
+                             ".map(t => t.getBoundingClientRect().height))")
+        assert font >= 7, f"labels {font:.1f} px high"
+        # the map fills the width, north to the right as its compass says, the same on every phone
+        assert page.evaluate("() => document.getElementById('map').getBoundingClientRect().width") >= 300
+        assert page.evaluate("() => document.querySelector('#map .compass .cw').textContent") == "North"
+        small = sorted(nb for nb, px in sizes.items() if px < 44)
+        print(f"\n320 px: tap squares {min(sizes.values())}-{max(sizes.values())} px, "
+              f"median {sorted(sizes.values())[len(sizes) // 2]}; under 44 px: {small}")
+        # A finger on a shape or on the street or water beside it (within reach) picks that shape.
+        assert all(px >= 30 for px in sizes.values()), sizes
+    finally:
+        ctx.close()
+
+
+def _parse(lines: list[dict], lang: str) -> dict:
+    """Reads the list back: "Center: trendy neighborhood C01, C05; subway C03" -> {"C01": "trendy", ...}."""
+    terms = i18n.TERMS[lang]
+    kinds = {terms[k]: k for k in TOKEN_KINDS}
+    districts = {terms[d][:1].upper() + terms[d][1:]: d for d in (CENTER, *PERIPHERAL)}
+    out, seen = {}, []
+    for line in lines:
+        head, _, rest = line["text"].partition(": ")
+        assert districts[head] == line["district"]
+        seen.append(line["district"])
+        if rest == i18n.t(lang, "layout_none"):
+            continue
+        for part in rest.split("; "):
+            m = re.fullmatch(r"(.+?) ((?:[CNESW]\d\d, )*[CNESW]\d\d)", part)
+            assert m, part
+            for nb in m.group(2).split(", "):
+                assert nb[0] == line["district"][0].upper(), (nb, line)
+                out[nb] = kinds[m.group(1)]
+    return out, seen
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "fr"])
+def test_the_token_list_equals_the_layout_for_200_seeds_and_each_player_count(browser, server, lang):  # noqa: F811
+    ctx, page = open_page(browser, server, "/", {"width": 390, "height": 844}, True, lang=lang)
+    try:
+        cases = []
+        for players, removed_options in ((4, [()]), (3, [(d,) for d in PERIPHERAL]),
+                                         (2, [("north", "east"), ("east", "south"), ("south", "west"), ("west", "north")])):
+            for seed in range(200):
+                removed = removed_options[seed % len(removed_options)]
+                cases.append((list(removed), random_layout(players, frozenset(removed), random.Random(seed))))
+        got = page.evaluate("cases => { const m = new BoardMap(document.getElementById('map'));"
+                            " return cases.map(([removed, tokens]) => m.layoutLines(tokens, removed)); }", cases)
+        for (removed, tokens), lines in zip(cases, got):
+            parsed, seen = _parse(lines, lang)
+            assert parsed == tokens
+            assert seen == [d for d in (CENTER, *PERIPHERAL) if d not in removed]
+    finally:
+        ctx.close()
+
+
+def test_the_host_checks_each_district_in_turn_with_its_tokens_lit(browser, server):  # noqa: F811
+    ctx, page = open_page(browser, server, "/", {"width": 390, "height": 844}, True)
+    try:
+        status = page.evaluate("""() => fetch('/api/games', {method: 'POST', headers: {'Content-Type': 'application/json'},
+            body: JSON.stringify({mode: 'family', players: ['blue', 'red', 'white'], removed_districts: ['west'],
+                                  deal: 'app', layout: 'random', seed: 4})}).then(r => r.json())""")
+        gid = status["id"]
+        page.goto(f"{server.origin}/g/{gid}")
+        page.wait_for_selector("#check-start")
+        tokens = page.evaluate("g => fetch('/api/games/' + g).then(r => r.json())", gid)["tokens"]
+        assert len(tokens) == 7 + 5 * 3
+        listed = page.inner_text("#layout-list")
+        assert all(nb in listed for nb in tokens) and "West" not in listed
+        shot(page, "phone-layout-list", at="#layout")
+        page.locator("#check-start").tap()
+        for i, district in enumerate([CENTER, "north", "east", "south"]):
+            assert page.get_attribute("#check", "data-step") == district
+            lit = page.evaluate("() => [...document.querySelectorAll('#map .slot.focus [data-token-of]')]"
+                                ".map(t => t.dataset.tokenOf).sort()")
+            assert lit == sorted(nb for nb in tokens if nb[0] == district[0].upper()), district
+            assert page.inner_text("#layout-list li.focus").startswith(district.capitalize() + ":")
+            assert page.evaluate("() => document.querySelectorAll('#map .nb.focus').length") == (15 if i == 0 else 10)
+            if i == 1:
+                shot(page, "phone-check-district", at="#map")
+            page.locator("#check-next").tap()
+        assert page.get_attribute("#check", "data-step") == "done"
+        assert page.inner_text("#check .check-step") == i18n.t("en", "check_done")
+        assert page.evaluate("() => document.querySelectorAll('#map .nb.focus').length") == 0
+    finally:
+        ctx.close()
