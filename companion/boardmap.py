@@ -220,7 +220,8 @@ def borders(sites: dict, weights: dict, near=None) -> tuple[dict, dict]:
 
 
 # What a neighborhood holds, in map units: its number, its kind's icon, a token, and a bid or a building.
-LABEL_W, LABEL_H, ICON, TOKEN, PIECE = 40.0, 18.0, 20.0, 34.0, 44.0
+LABEL_W, LABEL_H, ICON, TOKEN, PIECE = 48.0, 22.0, 22.0, 34.0, 44.0
+LABEL_FONT = 24.0
 ROOM = 3.0                    # every box stays this far inside its shape
 STATUE_R, BRIDGE_W, BRIDGE_OVER = 12.0, 12.0, 9.0
 
@@ -379,5 +380,5 @@ def board_map(portrait: bool = False) -> dict:
                       "path": _path(poly), "land": _path([turn(p) for p in land[n["id"]]]), "spots": spots})
     lakes = [{"id": f["id"], "path": _path([turn(p) for p in land[f["id"]]])} for f in raw["lakes"]]
     w, h = (H, W + COMPASS) if portrait else (W, H)
-    return {"w": int(w), "h": int(h), "top": COMPASS if portrait else 0, "portrait": portrait, "hoods": hoods, "lakes": lakes,
+    return {"w": int(w), "h": int(h), "top": COMPASS if portrait else 0, "portrait": portrait, "font": LABEL_FONT, "hoods": hoods, "lakes": lakes,
             "bridges": bridges, "statues": statues}

@@ -117,6 +117,7 @@ var BoardMap = (function () {
       var kinds = byDistrict[d] || {};
       var parts = KINDS.filter(function (k) { return kinds[k]; }).map(function (k) { return M.term(k) + " " + kinds[k].join(", "); });
       return { district: d, count: Object.keys(kinds).reduce(function (n, k) { return n + kinds[k].length; }, 0),
+        kinds: KINDS.filter(function (k) { return kinds[k]; }).map(function (k) { return [k, kinds[k]]; }),
         text: M.cap(M.term(d)) + ": " + (parts.length ? parts.join("; ") : M.tr("layout_none")) };
     });
   };
@@ -125,7 +126,19 @@ var BoardMap = (function () {
     this.layoutLines(tokens, removed).forEach(function (line) {
       var li = document.createElement("li");
       li.setAttribute("data-district", line.district);
-      li.textContent = line.text;
+      var head = document.createElement("b");
+      head.textContent = M.cap(M.term(line.district)) + ":";
+      li.appendChild(head);
+      if (!line.kinds.length) li.appendChild(document.createTextNode(" " + M.tr("layout_none")));
+      line.kinds.forEach(function (kn, i) {
+        li.appendChild(document.createTextNode(i ? "; " : " "));
+        var icon = node("svg", { viewBox: "0 0 20 20", "class": "ti", "aria-hidden": "true" });
+        var u = node("use", {});
+        u.setAttribute("href", "#t-" + kn[0]);
+        icon.appendChild(u);
+        li.appendChild(icon);
+        li.appendChild(document.createTextNode(M.term(kn[0]) + " " + kn[1].join(", ")));
+      });
       ul.appendChild(li);
     });
   };

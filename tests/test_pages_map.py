@@ -89,27 +89,45 @@ def shot(page, name, at=None):
         page.screenshot(path=f"{SHOTS}/{name}.png")
 
 
+class Games:
+    """A 4-player game with a full random token layout (lobby), and one played far on (a late-game board).
+
+    The table display follows the newest game, so a game is made again when the table needs it and it is not the newest."""
+
+    def __init__(self, server):
+        self.server, self.made, self.last, self.phones = server, {}, None, []
+
+    def get(self, stage: str, table: bool):
+        if stage not in self.made or (table and self.last != stage):
+            host = Phone(self.server)
+            gid = create_game(host, COLORS, seed=9)
+            self.phones.append(host)
+            if stage == "late":
+                phones = {c: (host if c == "blue" else Phone(self.server)) for c in COLORS}
+                self.phones += list(phones.values())
+                seat_and_start(gid, host, phones)
+                play(gid, phones, random.Random(5), max_actions=400, pass_rate=0.2)
+            self.made[stage] = (gid, host.view(gid))
+            self.last = stage
+        return self.made[stage]
+
+    def close(self):
+        for p in self.phones:
+            p.close()
+
+
 @pytest.fixture(scope="module")
 def games(server):
-    """A 4-player game with a full random token layout (lobby), and one played far on (a late-game board)."""
-    host = Phone(server)
-    lobby = create_game(host, COLORS, seed=9)
-    late_host = Phone(server)
-    late = create_game(late_host, COLORS, seed=9)
-    phones = {c: (late_host if c == "blue" else Phone(server)) for c in COLORS}
-    seat_and_start(late, late_host, phones)
-    play(late, phones, random.Random(5), max_actions=400, pass_rate=0.2)
-    view = late_host.view(late)
-    yield {"lobby": (lobby, host.view(lobby)), "late": (late, view)}
-    for p in {host, *phones.values()}:
-        p.close()
+    g = Games(server)
+    yield g
+    g.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("stage", ["lobby", "late"])
 def test_every_piece_sits_in_its_own_neighborhood_and_covers_no_label(browser, server, games, stage, size):  # noqa: F811
-    gid, view = games[stage]
     viewport, mobile = SIZES[size]
+    gid, view = games.get(stage, table=not mobile)
     path = f"/g/{gid}" if mobile else "/table"
     ctx, page = open_page(browser, server, path, viewport, mobile)
     try:
@@ -131,7 +149,7 @@ def test_every_piece_sits_in_its_own_neighborhood_and_covers_no_label(browser, s
 
 
 def test_at_320_px_every_neighborhood_is_legible_and_tapped_where_it_is(browser, server, games):  # noqa: F811
-    gid, view = games["lobby"]
+    gid, view = games.get("lobby", table=False)
     ctx, page = open_page(browser, server, f"/g/{gid}", {"width": 320, "height": 568}, True)
     try:
         settle(page, view["seq"])
@@ -205,6 +223,9 @@ def test_the_host_checks_each_district_in_turn_with_its_tokens_lit(browser, serv
         assert len(tokens) == 7 + 5 * 3
         listed = page.inner_text("#layout-list")
         assert all(nb in listed for nb in tokens) and "West" not in listed
+        shown = page.evaluate("() => [...document.querySelectorAll('#layout-list li')].map(li => li.textContent)")
+        parsed, seen = _parse([{"district": d, "text": t} for d, t in zip([CENTER, "north", "east", "south"], shown)], "en")
+        assert parsed == tokens and seen == [CENTER, "north", "east", "south"]
         shot(page, "phone-layout-list", at="#layout")
         page.locator("#check-start").tap()
         for i, district in enumerate([CENTER, "north", "east", "south"]):
