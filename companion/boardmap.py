@@ -1,7 +1,7 @@
 """The board map's geometry, drawn from the board's own topology so what touches on screen touches on the board.
 
 Each neighborhood is the power cell (a weighted Voronoi cell) of a site kept in game/data/board-map.json; each lake
-is a water cell of its own. Two cells are pulled apart by a street's width where the board joins them by
+is a water cell of its own (an L-shaped lake two). Two cells are pulled apart by a street's width where the board joins them by
 street and by a river's width everywhere else, so any two shapes that come close either share a street or
 have water between them. Bridges cross the river where the board has them; statues stand where their three
 neighborhoods meet. The tuned sites are checked against the board data by tests/test_boardmap.py.
@@ -176,6 +176,11 @@ def map_data() -> dict:
     return json.loads(resources.files("companion.game").joinpath("data/board-map.json").read_text("utf-8"))
 
 
+def lake_of(site: str) -> str:
+    """An L-shaped lake is two water cells: 'lake-east' and 'lake-east/2' are both the east lake."""
+    return site.split("/")[0]
+
+
 def sites_from(data: dict) -> tuple[dict, dict]:
     sites = {k: (v[0] * W / 100, v[1] * H / 100) for k, v in data["sites"].items()}
     return sites, dict(data.get("weights", {}))
@@ -226,8 +231,22 @@ ROOM = 3.0                    # every box stays this far inside its shape
 STATUE_R, BRIDGE_W, BRIDGE_OVER = 12.0, 12.0, 9.0
 
 
-def _templates(token: bool):
+def _templates(token: bool, icon: bool = True):
     """Arrangements of the boxes around an anchor, as {part: (cx, cy, w, h)} at scale 1."""
+    out = [_drop_icon(t) for t in _templates_with_icon(token)] if not icon else _templates_with_icon(token)
+    return out
+
+
+def _drop_icon(tpl):
+    """A cramped shape keeps its number and its colour; the kind's icon goes, the label moves to the middle."""
+    out = {k: v for k, v in tpl.items() if k != "icon"}
+    lx, ly, lw, lh = out["label"]
+    ix = tpl["icon"][0]
+    out["label"] = ((lx + ix) / 2 if abs(tpl["icon"][1] - ly) < 1 and abs(ix - lx) < ICON + LABEL_W else lx, ly, lw, lh)
+    return out
+
+
+def _templates_with_icon(token: bool):
     head = ICON + 2 + LABEL_W
     lower = [("token", TOKEN), ("piece", PIECE)] if token else [("piece", PIECE)]
     row = sum(s for _, s in lower) + 6 * (len(lower) - 1)
@@ -289,9 +308,10 @@ def _anchors(poly, tpl, scale):
 
 def arrange(poly, token: bool, obstacles=()) -> dict:
     """Where a neighborhood's label, icon, token and piece go: the largest arrangement that fits, with the most room."""
-    for scale in (1.0, 0.92, 0.84, 0.76, 0.68, 0.6):
+    tries = [(scale, True) for scale in (1.0, 0.92, 0.84, 0.76)] + [(scale, False) for scale in (0.84, 0.76, 0.68, 0.6)]
+    for scale, icon in tries:
         best, room = None, -math.inf
-        for tpl in _templates(token):
+        for tpl in _templates(token, icon):
             region = _anchors(poly, tpl, scale)
             if not region:
                 continue
@@ -312,7 +332,7 @@ def arrange(poly, token: bool, obstacles=()) -> dict:
         if best:
             return {"scale": scale, **best}
     (px, py), _ = pole(poly)                       # no room anywhere: the smallest arrangement at the deepest point
-    tpl = _templates(token)[0]
+    tpl = _templates(token, icon=False)[0]
     return {"scale": 0.6, "cramped": True, **{k: (px + 0.6 * cx, py + 0.6 * cy, 0.6 * w, 0.6 * h) for k, (cx, cy, w, h) in tpl.items()}}
 
 
@@ -378,7 +398,7 @@ def board_map(portrait: bool = False) -> dict:
         spots = arrange(poly, n["token_eligible"], obstacles)
         hoods.append({"id": n["id"], "district": n["district"], "kind": n["kind"], "blind": n["blind_alley"],
                       "path": _path(poly), "land": _path([turn(p) for p in land[n["id"]]]), "spots": spots})
-    lakes = [{"id": f["id"], "path": _path([turn(p) for p in land[f["id"]]])} for f in raw["lakes"]]
+    lakes = [{"id": lake_of(k), "path": _path([turn(p) for p in land[k]])} for k in sites if k.startswith("lake")]
     w, h = (H, W + COMPASS) if portrait else (W, H)
     return {"w": int(w), "h": int(h), "top": COMPASS if portrait else 0, "portrait": portrait, "font": LABEL_FONT, "hoods": hoods, "lakes": lakes,
             "bridges": bridges, "statues": statues}

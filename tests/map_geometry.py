@@ -16,7 +16,7 @@ MIN_BORDER = 20.0            # a shared stretch shorter than this is a corner, w
 class Drawn:
     shapes: dict = field(default_factory=dict)     # neighborhood -> polygon
     lands: list = field(default_factory=list)      # street underlay polygons
-    lakes: dict = field(default_factory=dict)
+    lakes: dict = field(default_factory=dict)     # lake -> its water polygons (an L-shaped lake has two)
     bridges: list = field(default_factory=list)    # (a or None, b or None, (x1, y1), (x2, y2))
     statues: list = field(default_factory=list)    # (neighborhoods or None, (x, y))
     labels: dict = field(default_factory=dict)     # neighborhood -> (x, y, font size)
@@ -54,8 +54,8 @@ class _Reader(HTMLParser):
         elif tag == "path" and "land" in cls:
             self.out.lands.append(polygon(a["d"]))
         elif tag in ("path", "ellipse") and "lake" in cls:
-            self.out.lakes[a.get("data-lake") or len(self.out.lakes)] = polygon(a["d"]) if tag == "path" else \
-                _circle(float(a["cx"]), float(a["cy"]), float(a["rx"]))
+            self.out.lakes.setdefault(a.get("data-lake") or len(self.out.lakes), []).append(
+                polygon(a["d"]) if tag == "path" else _circle(float(a["cx"]), float(a["cy"]), float(a["rx"])))
         elif tag == "line" and "bridge" in cls:
             ends = a.get("data-bridge", "").split() or [None, None]
             self.out.bridges.append((ends[0], ends[1], (float(a["x1"]), float(a["y1"])), (float(a["x2"]), float(a["y2"]))))

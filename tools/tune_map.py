@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from companion import boardmap as bm  # noqa: E402
 from companion.game.board import board_data  # noqa: E402
 
-DATA = ROOT / "companion/game/data/board-map.json"
+DATA = Path(sys.argv[4]) if len(sys.argv) > 4 else ROOT / "companion/game/data/board-map.json"
 
 
 def depth(poly) -> float:
@@ -45,17 +45,28 @@ def penalty(sites, weights, raw, room, verbose=False) -> float:
         if length(pair) < bm.MIN_BORDER + 6:
             pen += (bm.MIN_BORDER + 6 - length(pair)) * 30
             say("short border", sorted(pair), round(length(pair)))
+    water = [k for k in sites if k.startswith("lake")]
     for lake in raw["lakes"]:
+        parts = [k for k in water if bm.lake_of(k) == lake["id"]]
         for nb in nbs:
-            L = length(frozenset((lake["id"], nb)))
+            L = max(length(frozenset((p, nb))) for p in parts)
             if nb in lake["neighborhoods"] and L < 16:
                 pen += (16 - L) * 20
                 say("lake misses", lake["id"], nb)
             if nb not in lake["neighborhoods"] and L > 0:
                 pen += L * 20 + 50
                 say("lake touches", lake["id"], nb)
-        if depth(land[lake["id"]]) < 14:
-            pen += 14 - depth(land[lake["id"]])
+        for p in parts:
+            if depth(land[p]) < 12:
+                pen += (12 - depth(land[p])) * 5
+        if len(parts) == 2 and length(frozenset(parts)) < 12:     # the two halves of an L make one lake
+            pen += (12 - length(frozenset(parts))) * 20
+            say("lake halves apart", lake["id"])
+    for i, p in enumerate(water):
+        for q in water[i + 1:]:
+            if bm.lake_of(p) != bm.lake_of(q) and length(frozenset((p, q))) > 0:
+                pen += 200
+                say("lakes touch", p, q)
     for statue in raw["statues"]:
         a, b, c = statue["neighborhoods"]
         at = bm.power_center(sites[a], weights.get(a, 0), sites[b], weights.get(b, 0), sites[c], weights.get(c, 0))
@@ -65,14 +76,16 @@ def penalty(sites, weights, raw, room, verbose=False) -> float:
                 pen += 100 + 10 * min(off, 30)
                 say("statue", statue["id"], x, round(off))
     shapes = bm.cells(sites, weights, rel, near=near)
+    blind = set(raw["blind_alleys"])
     for nb in nbs:
         d = depth(shapes[nb]) if shapes[nb] else -100
-        if d < room:
-            pen += (room - d) * 5
+        need = room * 0.7 if nb in blind else room     # a blind alley holds a building but never a token
+        if d < need:
+            pen += (need - d) * 5
             say("room", nb, round(d))
     home = {n["id"]: (n["x"] * bm.W / 100, n["y"] * bm.H / 100) for n in raw["neighborhoods"]}
     home.update({f["id"]: (f["x"] * bm.W / 100, f["y"] * bm.H / 100) for f in raw["lakes"]})
-    return pen + sum(0.002 * math.dist(sites[k], home[k]) ** 2 for k in sites)
+    return pen + sum(0.002 * math.dist(sites[k], home[bm.lake_of(k)]) ** 2 for k in sites)
 
 
 def save(sites, weights, path=DATA):
@@ -91,8 +104,15 @@ def main(argv):
     rng = random.Random(seed)
     best = penalty(sites, weights, raw, room, verbose=True)
     keys = list(sites)
+    focus = [n for n in keys if not n.startswith("lake")]
     for it in range(iterations):
-        k = rng.choice(keys)
+        if it % 50 == 0:     # most moves go to the cramped cells and their neighbors
+            rel = bm.relation(raw)
+            shapes = bm.cells(sites, weights, rel, near=bm._nearest(sites, 16))
+            tight = [n for n in focus if (depth(shapes[n]) if shapes[n] else -100) < room * (0.7 if n in raw["blind_alleys"] else 1) - 4]
+            near = bm._nearest(sites, 5)
+            pool = sorted(set(tight) | {m for n in tight for m in near[n]}) or keys
+        k = rng.choice(pool if rng.random() < 0.8 else keys)
         old = sites[k], weights.get(k, 0.0)
         step = rng.choice([2, 5, 10, 20])
         if rng.random() < 0.7:
