@@ -54,12 +54,14 @@ def _nearest(sites: dict, k: int):
     return {i: sorted((j for j in sites if j != i), key=lambda j: math.dist(p, sites[j]))[:k] for i, p in sites.items()}
 
 
-def cells(sites: dict, weights: dict, rel: dict, street: float = STREET, gap=True, near=None) -> dict[str, list]:
-    """The power cell of every site, pulled back half a street or half a river from each other site."""
+def cells(sites: dict, weights: dict, rel: dict, street: float = STREET, gap=True, near=None, sides=None) -> dict[str, list]:
+    """The power cell of every site, pulled back half a street or half a river from each other site.
+
+    With `sides` (a dict), also fills sides[(i, j)] with the length of i's outline that faces j."""
     out = {}
     box = [(EDGE, EDGE), (W - EDGE, EDGE), (W - EDGE, H - EDGE), (EDGE, H - EDGE)]
     for i, p in sites.items():
-        poly = box
+        poly = [(v, None) for v in box]
         for j in (near[i] if near else sites):
             q = sites[j]
             if j == i:
@@ -67,10 +69,14 @@ def cells(sites: dict, weights: dict, rel: dict, street: float = STREET, gap=Tru
             nx, ny, c = _bisector(p, weights.get(i, 0.0), q, weights.get(j, 0.0))
             lake = i.startswith("lake") or j.startswith("lake")
             g = 0.0 if not gap or lake else street if rel.get(frozenset((i, j))) == "street" else WATER
-            poly = _clip(poly, nx, ny, c - g)
+            poly = _clip_labeled(poly, nx, ny, c - g, j)
             if not poly:
                 break
-        out[i] = poly
+        out[i] = [v for v, _ in poly]
+        if sides is not None:
+            for k, (v, label) in enumerate(poly):
+                if label is not None:
+                    sides[(i, label)] = sides.get((i, label), 0.0) + math.dist(v, poly[(k + 1) % len(poly)][0])
     return out
 
 

@@ -16,6 +16,7 @@ MIN_BORDER = 20.0            # a shared stretch shorter than this is a corner, w
 class Drawn:
     shapes: dict = field(default_factory=dict)     # neighborhood -> polygon
     lands: list = field(default_factory=list)      # street underlay polygons
+    land_of: dict = field(default_factory=dict)    # neighborhood -> its street underlay (where marked)
     lakes: dict = field(default_factory=dict)     # lake -> its water polygons (an L-shaped lake has two)
     bridges: list = field(default_factory=list)    # (a or None, b or None, (x1, y1), (x2, y2))
     statues: list = field(default_factory=list)    # (neighborhoods or None, (x, y))
@@ -53,6 +54,8 @@ class _Reader(HTMLParser):
             self.out.shapes[a.get("data-nb") or self.group_nb] = polygon(a["d"])
         elif tag == "path" and "land" in cls:
             self.out.lands.append(polygon(a["d"]))
+            if a.get("data-land-of"):
+                self.out.land_of[a["data-land-of"]] = self.out.lands[-1]
         elif tag in ("path", "ellipse") and "lake" in cls:
             self.out.lakes.setdefault(a.get("data-lake") or len(self.out.lakes), []).append(
                 polygon(a["d"]) if tag == "path" else _circle(float(a["cx"]), float(a["cy"]), float(a["rx"])))
@@ -180,7 +183,7 @@ def wrong_pairs(drawn: Drawn, board: dict, near: float = 40.0) -> list[tuple[str
                     wrong.append((a, b, f"street neighbors share {border:.0f} units of border"))
             elif border >= MIN_BORDER:
                 wrong.append((a, b, ("bridge neighbors" if kind else "not neighbors") + f" yet share {border:.0f} units of street"))
-            elif border > 0 and not water_between(drawn, pa, pb):
+            elif border > 0 and not water_between(drawn, pa, pb, a, b):
                 wrong.append((a, b, "shapes meet at a corner with no water between"))
             if kind == "bridge":
                 ends = bridged.get(pair)
@@ -194,13 +197,15 @@ def wrong_pairs(drawn: Drawn, board: dict, near: float = 40.0) -> list[tuple[str
     return wrong
 
 
-def water_between(drawn: Drawn, pa, pb) -> bool:
-    """Whether the gap where two shapes come closest is water: outside every shape and every street."""
+def water_between(drawn: Drawn, pa, pb, a=None, b=None) -> bool:
+    """Whether the gap where two shapes come closest is water: outside every shape, and on no street of theirs
+    (unmarked streets: on no street at all)."""
     d, x, y = closest(pa, pb)
     if d <= 0.5:
         return False
+    streets = [drawn.land_of[n] for n in (a, b) if n in drawn.land_of] if a in drawn.land_of else drawn.lands
     for k in range(1, 4):
         m = (x[0] + (y[0] - x[0]) * k / 4, x[1] + (y[1] - x[1]) * k / 4)
-        if any(dist_point(s, m) == 0 for s in drawn.shapes.values()) or any(contains(l, m) for l in drawn.lands):
+        if any(dist_point(s, m) == 0 for s in drawn.shapes.values()) or any(contains(s, m) for s in streets):
             return False
     return True

@@ -40,18 +40,24 @@ def penalty(sites, weights, raw, room, verbose=False) -> float:
     land, edges = bm.borders(sites, weights, near)
     length = lambda k: math.dist(*edges[k]) if k in edges else 0.0  # noqa: E731
     say = print if verbose else (lambda *a: None)
+    sides = {}
+    shapes = bm.cells(sites, weights, rel, near=near, sides=sides)
+    facing = lambda i, j: min(sides.get((i, j), 0.0), sides.get((j, i), 0.0))  # noqa: E731
     pen = 0.0
-    for pair in rel:
-        if length(pair) < bm.MIN_BORDER + 6:
-            pen += (bm.MIN_BORDER + 6 - length(pair)) * 30
-            say("short border", sorted(pair), round(length(pair)))
+    for pair, kind in rel.items():
+        a, b = sorted(pair)
+        # a street is measured as drawn (after the gaps); a bridge needs room on the gap-free edge for its span
+        got, need = (facing(a, b), bm.MIN_BORDER + 4) if kind == "street" else (length(pair), bm.MIN_BORDER + 6)
+        if got < need:
+            pen += (need - got) * 30
+            say("short border", a, b, round(got))
     water = [k for k in sites if k.startswith("lake")]
     for lake in raw["lakes"]:
         parts = [k for k in water if bm.lake_of(k) == lake["id"]]
         for nb in nbs:
-            L = max(length(frozenset((p, nb))) for p in parts)
-            if nb in lake["neighborhoods"] and L < 16:
-                pen += (16 - L) * 20
+            L = max(sides.get((nb, p), 0.0) for p in parts)
+            if nb in lake["neighborhoods"] and L < 14:
+                pen += (14 - L) * 20
                 say("lake misses", lake["id"], nb)
             if nb not in lake["neighborhoods"] and L > 0:
                 pen += L * 20 + 50
@@ -75,7 +81,6 @@ def penalty(sites, weights, raw, room, verbose=False) -> float:
             if off > 0.5:
                 pen += 100 + 10 * min(off, 30)
                 say("statue", statue["id"], x, round(off))
-    shapes = bm.cells(sites, weights, rel, near=near)
     blind = set(raw["blind_alleys"])
     for nb in nbs:
         d = depth(shapes[nb]) if shapes[nb] else -100
