@@ -135,15 +135,25 @@ def inside(poly, pt, margin=0.0) -> bool:
 
 def _depth(poly, pt) -> float:
     """Distance from pt to the nearest edge line of a convex polygon (negative outside)."""
+    return _depth_in(_lines(poly), pt)
+
+
+def _lines(poly) -> list:
+    """Each edge of a convex polygon as (nx, ny, c) with n the inward unit normal: depth = nx*x + ny*y - c."""
     s = _orientation(poly)
-    best = math.inf
+    out = []
     for a, b in zip(poly, poly[1:] + poly[:1]):
         ex, ey = b[0] - a[0], b[1] - a[1]
         length = math.hypot(ex, ey)
-        if length < 1e-9:
-            continue
-        best = min(best, s * (ex * (pt[1] - a[1]) - ey * (pt[0] - a[0])) / length)
-    return best
+        if length > 1e-9:
+            nx, ny = -s * ey / length, s * ex / length
+            out.append((nx, ny, nx * a[0] + ny * a[1]))
+    return out
+
+
+def _depth_in(lines, pt) -> float:
+    x, y = pt
+    return min(nx * x + ny * y - c for nx, ny, c in lines)
 
 
 def _orientation(poly) -> float:
@@ -152,15 +162,16 @@ def _orientation(poly) -> float:
 
 def pole(poly) -> tuple[tuple[float, float], float]:
     """The point deepest inside a convex polygon and its depth (the largest circle that fits)."""
+    lines = _lines(poly)
     xs, ys = [p[0] for p in poly], [p[1] for p in poly]
     best, depth = (sum(xs) / len(xs), sum(ys) / len(ys)), -math.inf
     step = max(max(xs) - min(xs), max(ys) - min(ys)) / 8
     cx, cy = best
-    for _ in range(6):
+    for _ in range(5):
         for i in range(-4, 5):
             for j in range(-4, 5):
                 pt = (cx + i * step, cy + j * step)
-                d = _depth(poly, pt)
+                d = _depth_in(lines, pt)
                 if d > depth:
                     best, depth = pt, d
         cx, cy = best
@@ -322,13 +333,9 @@ def arrange(poly, token: bool, obstacles=()) -> dict:
             if not region:
                 continue
             (ax, ay), depth = pole(region)
-            candidates = [((ax, ay), depth)]
-            xs, ys = [p[0] for p in region], [p[1] for p in region]
-            step = max(2.0, max(max(xs) - min(xs), max(ys) - min(ys)) / 12)
-            candidates += sorted((((x, y), _depth(region, (x, y)))
-                                  for x in _frange(min(xs), max(xs), step) for y in _frange(min(ys), max(ys), step)),
-                                 key=lambda c: -c[1])
-            for (x, y), d in candidates:
+            if depth <= room:
+                continue
+            for (x, y), d in _candidates(region, (ax, ay), depth):
                 if d < 0 or d <= room:
                     break
                 parts = {k: (x + scale * cx, y + scale * cy, scale * w, scale * h) for k, (cx, cy, w, h) in tpl.items()}
@@ -340,6 +347,16 @@ def arrange(poly, token: bool, obstacles=()) -> dict:
     (px, py), _ = pole(poly)                       # no room anywhere: the smallest arrangement at the deepest point
     tpl = _templates(token, icon=False)[0]
     return {"scale": 0.6, "cramped": True, **{k: (px + 0.6 * cx, py + 0.6 * cy, 0.6 * w, 0.6 * h) for k, (cx, cy, w, h) in tpl.items()}}
+
+
+def _candidates(region, at, depth):
+    """The region's deepest point first, then (only if that one is blocked) a grid of others, deepest first."""
+    yield at, depth
+    lines = _lines(region)
+    xs, ys = [p[0] for p in region], [p[1] for p in region]
+    step = max(2.0, max(max(xs) - min(xs), max(ys) - min(ys)) / 12)
+    yield from sorted((((x, y), _depth_in(lines, (x, y))) for x in _frange(min(xs), max(xs), step)
+                       for y in _frange(min(ys), max(ys), step)), key=lambda c: -c[1])
 
 
 def _frange(lo, hi, step):
@@ -360,15 +377,21 @@ def _path(poly) -> str:
     return "M" + "L".join(f"{x:.1f},{y:.1f}" for x, y in poly) + "Z"
 
 
-@lru_cache(maxsize=2)
-def board_map(portrait: bool = False) -> dict:
-    """Everything the SVG needs: shapes, streets, lakes, bridges, statues and where each piece goes."""
+@lru_cache(maxsize=1)
+def _geometry():
+    """The cells in board units, once for both orientations."""
     raw = board_data()
     rel = relation(raw)
     sites, weights = sites_from(map_data())
-    shapes = cells(sites, weights, rel)
-    land = cells(sites, weights, rel, street=0.0)
-    _, edges = borders(sites, weights)
+    near = _nearest(sites, 24)
+    _, edges = borders(sites, weights, near)
+    return raw, rel, sites, weights, cells(sites, weights, rel, near=near), cells(sites, weights, rel, street=0.0, near=near), edges
+
+
+@lru_cache(maxsize=2)
+def board_map(portrait: bool = False) -> dict:
+    """Everything the SVG needs: shapes, streets, lakes, bridges, statues and where each piece goes."""
+    raw, rel, sites, weights, shapes, land, edges = _geometry()
     turn = _turn(portrait)
     bridges = []
     for pair, kind in sorted(rel.items(), key=lambda kv: sorted(kv[0])):
@@ -401,7 +424,9 @@ def board_map(portrait: bool = False) -> dict:
     hoods = []
     for n in raw["neighborhoods"]:
         poly = [turn(p) for p in shapes[n["id"]]]
-        spots = arrange(poly, n["token_eligible"], obstacles)
+        x0, y0, x1, y1 = min(p[0] for p in poly), min(p[1] for p in poly), max(p[0] for p in poly), max(p[1] for p in poly)
+        near_by = [o for o in obstacles if x0 - o[2] <= o[0] <= x1 + o[2] and y0 - o[2] <= o[1] <= y1 + o[2]]
+        spots = arrange(poly, n["token_eligible"], near_by)
         hoods.append({"id": n["id"], "district": n["district"], "kind": n["kind"], "blind": n["blind_alley"],
                       "path": _path(poly), "land": _path([turn(p) for p in land[n["id"]]]), "spots": spots})
     lakes = [{"id": lake_of(k), "path": _path([turn(p) for p in land[k]])} for k in sites if k.startswith("lake")]
