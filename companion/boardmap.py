@@ -325,8 +325,10 @@ def _anchors(poly, tpl, scale):
 
 def arrange(poly, token: bool, obstacles=()) -> dict:
     """Where a neighborhood's label, icon, token and piece go: the largest arrangement that fits, with the most room."""
-    tries = [(scale, True) for scale in (1.0, 0.92, 0.84, 0.76)] + [(scale, False) for scale in (0.84, 0.76, 0.68, 0.6)]
-    for scale, icon in tries:
+    tries = [(scale, True) for scale in (1.0, 0.92, 0.84, 0.76)] + [(scale, False) for scale in (0.84, 0.76, 0.68, 0.6, 0.52)]
+    for scale, icon in tries + [(0.52, None), (0.45, None)]:   # None: cramped, let a statue or bridge end overlap
+        if icon is None:
+            icon, obstacles = False, ()
         best, room = None, -math.inf
         for tpl in _templates(token, icon):
             region = _anchors(poly, tpl, scale)
@@ -344,9 +346,15 @@ def arrange(poly, token: bool, obstacles=()) -> dict:
                     break
         if best:
             return {"scale": scale, **best}
-    (px, py), _ = pole(poly)                       # no room anywhere: the smallest arrangement at the deepest point
-    tpl = _templates(token, icon=False)[0]
-    return {"scale": 0.6, "cramped": True, **{k: (px + 0.6 * cx, py + 0.6 * cy, 0.6 * w, 0.6 * h) for k, (cx, cy, w, h) in tpl.items()}}
+    # No room anywhere (the smallest blind alleys): the number at the deepest point, a piece beside it, both small.
+    (px, py), depth = pole(poly)
+    lines = _lines(poly)
+    far = max(((x, y) for x in _frange(px - 60, px + 60, 2) for y in _frange(py - 60, py + 60, 2)
+               if _depth_in(lines, (x, y)) >= 6), key=lambda p: math.dist(p, (px, py)), default=(px, py))
+    dx, dy = far[0] - px, far[1] - py
+    k = 0.45
+    return {"scale": k, "cramped": True, "label": (px - dx * 0.3, py - dy * 0.3, k * LABEL_W, k * LABEL_H),
+            "piece": (px + dx * 0.6, py + dy * 0.6, k * PIECE, k * PIECE)}
 
 
 def _candidates(region, at, depth):

@@ -198,14 +198,14 @@ def wrong_pairs(drawn: Drawn, board: dict, near: float = 40.0) -> list[tuple[str
 
 
 def water_between(drawn: Drawn, pa, pb, a=None, b=None) -> bool:
-    """Whether the gap where two shapes come closest is water: outside every shape, and on no street of theirs
-    (unmarked streets: on no street at all)."""
+    """Whether the gap where two shapes come closest holds water (or a third neighborhood), not street all across."""
     d, x, y = closest(pa, pb)
     if d <= 0.5:
         return False
-    streets = [drawn.land_of[n] for n in (a, b) if n in drawn.land_of] if a in drawn.land_of else drawn.lands
-    for k in range(1, 4):
-        m = (x[0] + (y[0] - x[0]) * k / 4, x[1] + (y[1] - x[1]) * k / 4)
-        if any(dist_point(s, m) == 0 for s in drawn.shapes.values()) or any(contains(s, m) for s in streets):
-            return False
-    return True
+    for k in range(1, 8):
+        m = (x[0] + (y[0] - x[0]) * k / 8, x[1] + (y[1] - x[1]) * k / 8)
+        if any(dist_point(s, m) == 0 for s in drawn.shapes.values()):
+            return True            # a third neighborhood stands between them
+        if not any(contains(s, m) for s in drawn.lands):
+            return True            # water
+    return False                   # street all the way across: drawn as if they met

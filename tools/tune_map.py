@@ -87,6 +87,8 @@ def penalty(sites, weights, raw, room, verbose=False) -> float:
         need = room * 0.7 if nb in blind else room     # a blind alley holds a building but never a token
         if d < need:
             pen += (need - d) * 5
+        if d < 22:                                      # room for a number and a building at the least
+            pen += (22 - d) * 30
             say("room", nb, round(d))
     home = {n["id"]: (n["x"] * bm.W / 100, n["y"] * bm.H / 100) for n in raw["neighborhoods"]}
     home.update({f["id"]: (f["x"] * bm.W / 100, f["y"] * bm.H / 100) for f in raw["lakes"]})
