@@ -139,3 +139,15 @@ def test_portrait_is_the_board_turned_a_quarter_clockwise_everywhere():
     e = next(h for h in turned["hoods"] if h["id"] == "E07")["spots"]["label"]
     assert w[1] < e[1], "west lies above east on the turned map"
     assert math.isclose(turned["top"], boardmap.COMPASS)
+
+
+def test_the_pair_check_sees_a_board_that_differs_from_the_drawing(served):
+    """The same check against altered board data: a street the drawing lacks, and one it draws that is not there."""
+    import copy
+
+    board = copy.deepcopy(BOARD)
+    board["adjacencies"] = [e for e in board["adjacencies"] if {e["a"], e["b"]} != {"C03", "C04"}]
+    board["adjacencies"].append({"a": "C06", "b": "C12", "bridge": False})
+    board["adjacencies"].append({"a": "C01", "b": "N06", "bridge": True})
+    wrong = {frozenset(w[:2]) for w in wrong_pairs(served["/table"], board)}
+    assert wrong == {frozenset(("C03", "C04")), frozenset(("C06", "C12")), frozenset(("C01", "N06"))}
