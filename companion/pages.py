@@ -1,7 +1,6 @@
 """The HTML pages (host setup, phone, table display) and the QR codes that lead phones to them."""
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 from io import BytesIO
 
@@ -14,12 +13,6 @@ from .game.state import COLORS
 from .netaddr import join_url
 
 bp = Blueprint("pages", __name__)
-
-
-@bp.record_once
-def _draw_map_early(state) -> None:
-    """The map takes a Pi Zero a few seconds to lay out: do it while the players are still finding the Wi-Fi."""
-    threading.Thread(target=lambda: (board_map(False), board_map(True)), name="draw-map", daemon=True).start()
 
 
 @lru_cache(maxsize=1)
