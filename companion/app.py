@@ -87,4 +87,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
         pages_bp = None
     if pages_bp is not None:
         app.register_blueprint(pages_bp)
+        from .history_web import bp as history_bp
+
+        app.register_blueprint(history_bp)
     return app

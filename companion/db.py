@@ -1,11 +1,19 @@
-"""SQLite, opened lazily: each game is an append-only log of events keyed by (game, seq)."""
+"""SQLite, opened lazily: each game is an append-only log of events keyed by (game, seq).
+
+`plays` (and `play_players`) hold one summary per finished or abandoned game, written in the same
+transaction as the event that ends it: a cache of the log that lets the server start without
+replaying old games. `name_merges` is append-only like the log: the newest row for a name wins.
+"""
 from __future__ import annotations
 
 import json
 import sqlite3
 import threading
 import time
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
+
+# Work done inside an event's transaction: (connection, the event's time) -> None.
+Also = Callable[[sqlite3.Connection, float], None]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -18,11 +26,44 @@ CREATE TABLE IF NOT EXISTS events (
     moved  INTEGER,
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
+-- Each game's first event: start-up lists the games without reading the log itself.
+CREATE INDEX IF NOT EXISTS events_first ON events (game, at) WHERE seq = 1;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE INDEX IF NOT EXISTS events_moved ON events (moved);
+CREATE TABLE IF NOT EXISTS plays (
+    game       TEXT    PRIMARY KEY,
+    seq        INTEGER NOT NULL,   -- the event that ended the game
+    status     TEXT    NOT NULL,   -- 'finished' or 'abandoned'
+    mode       TEXT    NOT NULL,
+    created_at REAL    NOT NULL,
+    started_at REAL,
+    ended_at   REAL    NOT NULL,
+    summary    TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS plays_by_end ON plays (ended_at);
+CREATE INDEX IF NOT EXISTS plays_by_creation ON plays (created_at);
+CREATE TABLE IF NOT EXISTS play_players (
+    game    TEXT    NOT NULL,
+    seat    INTEGER NOT NULL,
+    color   TEXT    NOT NULL,
+    name    TEXT    NOT NULL,
+    key     TEXT    NOT NULL,      -- the name folded: case and accents do not count
+    score   INTEGER NOT NULL,
+    rank    INTEGER NOT NULL,
+    winner  INTEGER NOT NULL,
+    PRIMARY KEY (game, seat)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS play_players_by_key ON play_players (key);
+CREATE TABLE IF NOT EXISTS name_merges (
+    id     INTEGER PRIMARY KEY,
+    alias  TEXT NOT NULL,          -- a folded name ...
+    into_  TEXT NOT NULL,          -- ... counted from now on as this one (itself: merge undone)
+    device TEXT,
+    at     REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS layouts (
     name     TEXT PRIMARY KEY,
     tokens   TEXT NOT NULL,
@@ -54,15 +95,42 @@ class Store:
             self._conn = conn
         return self._conn
 
-    def append(self, game: str, seq: int, kind: str, body: dict, device: Optional[str] = None) -> None:
-        """Write event `seq` of `game`; fails (IntegrityError) if that seq is already taken."""
+    def append(self, game: str, seq: int, kind: str, body: dict, device: Optional[str] = None,
+               also: Optional[Also] = None) -> None:
+        """Write event `seq` of `game`, and `also` in the same transaction; fails (IntegrityError) if that seq is taken."""
         with self._lock:
-            # moved: one count across all games, so "which game moved last" never trusts the clock.
-            self.conn.execute(
-                "INSERT INTO events (game, seq, kind, body, device, at, moved) VALUES (?, ?, ?, ?, ?, ?, "
-                "(SELECT COALESCE(MAX(moved), 0) + 1 FROM events))",
-                (game, seq, kind, json.dumps(body, separators=(",", ":")), device, time.time()),
-            )
+            conn = self.conn
+            at = time.time()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # moved: one count across all games, so "which game moved last" never trusts the clock.
+                conn.execute(
+                    "INSERT INTO events (game, seq, kind, body, device, at, moved) VALUES (?, ?, ?, ?, ?, ?, "
+                    "(SELECT COALESCE(MAX(moved), 0) + 1 FROM events))",
+                    (game, seq, kind, json.dumps(body, separators=(",", ":")), device, at),
+                )
+                if also is not None:
+                    also(conn, at)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def write(self, work: Also) -> None:
+        """`work` in one transaction of its own (a summary backfilled for an older database)."""
+        with self._lock:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                work(conn, time.time())
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
 
     def games(self) -> list[str]:
         """Game ids, oldest first (games logged before `moved` existed first, by their clock)."""
@@ -70,6 +138,13 @@ class Store:
             rows = self.conn.execute(
                 "SELECT game FROM events WHERE seq = 1 ORDER BY moved, at, game").fetchall()
         return [r[0] for r in rows]
+
+    def open_games(self) -> list[tuple[str, float]]:
+        """(game, created_at) of games with no summary yet (being played, or from before summaries), oldest first."""
+        with self._lock:
+            return self.conn.execute(
+                "SELECT e.game, e.at FROM events e INDEXED BY events_first WHERE e.seq = 1 "
+                "AND NOT EXISTS (SELECT 1 FROM plays p WHERE p.game = e.game) ORDER BY e.at, e.game").fetchall()
 
     def last_moved(self) -> Optional[str]:
         """The game whose log grew last, by the global count; the clock only for databases from before it."""
@@ -80,16 +155,30 @@ class Store:
                 row = self.conn.execute("SELECT game FROM events ORDER BY at DESC LIMIT 1").fetchone()
         return row[0] if row else None
 
-    def all_events(self) -> Iterator[tuple[str, int, str, dict, Optional[str]]]:
-        """Every event of every game in the order they were logged (by the global count); rows from
+    def events_of(self, games: set[str]) -> Iterator[tuple[str, int, str, dict, Optional[str]]]:
+        """Every event of these games in the order they were logged (by the global count); rows from
         before that count existed come first, game after game by their first event's clock."""
+        if not games:
+            return
         with self._lock:
             rows = self.conn.execute(
                 "SELECT e.game, e.seq, e.kind, e.body, e.device FROM events e "
-                "JOIN (SELECT game, at AS started FROM events WHERE seq = 1) f ON f.game = e.game "
-                "ORDER BY e.moved IS NOT NULL, e.moved, f.started, e.game, e.seq").fetchall()
+                "JOIN events f ON f.game = e.game AND f.seq = 1 "
+                "WHERE e.game IN (SELECT value FROM json_each(?)) "
+                "ORDER BY e.moved IS NOT NULL, e.moved, f.at, e.game, e.seq", (json.dumps(sorted(games)),)).fetchall()
         for game, seq, kind, body, device in rows:
             yield game, seq, kind, json.loads(body), device
+
+    def latest_play(self) -> Optional[tuple[str, float]]:
+        """(game, created_at) of the summarised game created last."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT game, created_at FROM plays ORDER BY created_at DESC, game DESC LIMIT 1").fetchone()
+        return tuple(row) if row else None
+
+    def exists(self, game: str) -> bool:
+        with self._lock:
+            return self.conn.execute("SELECT 1 FROM events WHERE game = ? AND seq = 1", (game,)).fetchone() is not None
 
     def events(self, game: str) -> Iterator[tuple[int, str, dict, Optional[str]]]:
         with self._lock:

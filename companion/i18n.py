@@ -620,6 +620,28 @@ KIND_PHRASES = {
            "an object from neighborhood to token kind": "un objet de quartier vers type de jeton"},
 }
 
+# The map's own strings (the token list beside it and the host's district-by-district check).
+MAP_UI = {
+    "en": {"layout_list": "Tokens by district", "layout_none": "no tokens", "compass": "North",
+           "check_start": "Check each district", "check_next": "Next district", "check_finish": "Done",
+           "check_stop": "Stop",
+           "check_step": "{district} ({i} of {total}): are exactly these {n} tokens on the board, and no others?",
+           "check_done": "Every district checked: the board and the app agree."},
+    "de": {"layout_list": "Plättchen nach Stadtteil", "layout_none": "keine Plättchen", "compass": "Norden",
+           "check_start": "Jeden Stadtteil prüfen", "check_next": "Nächster Stadtteil", "check_finish": "Fertig",
+           "check_stop": "Abbrechen",
+           "check_step": "{district} ({i} von {total}): Liegen genau diese {n} Plättchen auf dem Spielplan, und keine anderen?",
+           "check_done": "Alle Stadtteile geprüft: Spielplan und App stimmen überein."},
+    "fr": {"layout_list": "Jetons par arrondissement", "layout_none": "aucun jeton", "compass": "Nord",
+           "check_start": "Vérifier chaque arrondissement", "check_next": "Arrondissement suivant", "check_finish": "Terminé",
+           "check_stop": "Arrêter",
+           "check_step": "{district} ({i} sur {total}) : ces {n} jetons, et aucun autre, sont-ils sur le plateau ?",
+           "check_done": "Tous les arrondissements vérifiés : le plateau et l'application sont d'accord."},
+}
+for _lang_code, _strings in MAP_UI.items():
+    UI[_lang_code].update(_strings)
+
+
 # Parameters that carry a game term; `cards` is a comma-separated list of terms.
 _TERM_PARAMS = ("player", "to_act", "owner", "color", "district", "kind", "mode", "card", "a", "b")
 
@@ -873,3 +895,14 @@ _EVENING = {
 }
 for _lang_code, _strings in _EVENING.items():
     UI[_lang_code].update(_strings)
+
+
+def _add(strings: dict) -> None:
+    """Strings a feature keeps in its own module, merged in every language."""
+    for code in LANGS:
+        UI[code].update(strings[code])
+
+
+from .history_i18n import STRINGS as _HISTORY  # noqa: E402
+
+_add(_HISTORY)

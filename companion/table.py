@@ -8,11 +8,12 @@ import random
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Optional
 
-from . import codes, views
+from . import codes, history, views
 from .codes import Code
 from .db import Store
 from .game.errors import RuleError
@@ -43,7 +44,10 @@ def device_id(cookie: str) -> str:
 
 @dataclass
 class Game:
-    """One game in memory: rebuilt from its log on start, then kept in step with it."""
+    """One game in memory: rebuilt from its log when first needed, then kept in step with it.
+
+    It keeps its current state and its actions, not every state in between: undo replays from the setup.
+    """
 
     id: str
     seq: int = 0
@@ -56,7 +60,7 @@ class Game:
     names: dict = field(default_factory=dict)
     devices: dict = field(default_factory=dict)       # colour -> device id
     cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
-    states: list = field(default_factory=list)        # states[k]: after k actions; empty in the lobby
+    state: Optional[State] = None                      # None in the lobby
     actions: list = field(default_factory=list)
     layout: str = "random"                            # how the tokens were chosen: "random" or "hand"
     shown: bool = True                                # took the table display when created
@@ -79,9 +83,9 @@ class Game:
     def phase(self) -> str:
         if self.abandoned:
             return "abandoned"
-        if not self.states:
+        if self.state is None:
             return "lobby"
-        return "finished" if self.states[-1].finished else "playing"
+        return "finished" if self.state.finished else "playing"
 
     @property
     def in_progress(self) -> bool:
@@ -91,10 +95,6 @@ class Game:
     def can_host(self, device: Optional[str]) -> bool:
         """The host's device, or the table display (the Pi's own screen, or a device it let in)."""
         return device is not None and (device == self.host or device in self.displays)
-
-    @property
-    def state(self) -> Optional[State]:
-        return self.states[-1] if self.states else None
 
     def seat_of(self, device: Optional[str]) -> Optional[str]:
         for color, d in self.devices.items():
@@ -143,7 +143,7 @@ class Game:
             self.names[body["color"]] = body["name"]
         elif kind == "release":
             self.devices.pop(body["color"], None)
-            if not self.states:
+            if self.state is None:
                 self.names.pop(body["color"], None)
                 self.cards.pop(body["color"], None)
             else:
@@ -152,15 +152,18 @@ class Game:
             self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
         elif kind == "start":
             self.cards = {c: tuple(v) for c, v in body["cards"].items()}
-            self.states = [new_game(self.setup())]
+            self.state = new_game(self.setup())
         elif kind == "action":
             action = _action(body)
             # `after`: the state the table already computed when it checked the action.
-            self.states.append(after if after is not None else apply(self.states[-1], action))
+            self.state = after if after is not None else apply(self.state, action)
             self.actions.append(action)
         elif kind == "undo":
-            self.states.pop()
             self.actions.pop()
+            state = new_game(self.state.setup)
+            for action in self.actions:
+                state = apply(state, action)
+            self.state = state
         else:
             raise ValueError(f"unknown event kind {kind!r}")
         self.seq += 1
@@ -202,7 +205,9 @@ def _action(body: dict) -> Action:
 
 
 class Table:
-    """Every game on this Pi, its log, its listeners and the LEDs."""
+    """The games on this Pi being played (ended ones are read from SQLite when opened), the log, listeners, LEDs."""
+
+    OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
 
     def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = 120.0):
         self.store = store
@@ -214,7 +219,8 @@ class Table:
         self._presence_thread: Optional[threading.Thread] = None
         self.leds = leds
         self.host_away = host_away        # seconds the host's device must be gone before a player may claim it
-        self.games: dict[str, Game] = {}
+        self.games: dict[str, Game] = {}   # games not ended, and the current one
+        self.opened: OrderedDict[str, Game] = OrderedDict()
         self.broken: dict[str, str] = {}   # game id -> why its log could not be replayed
         self._lock = threading.Lock()
         self.current: Optional[str] = None
@@ -222,9 +228,14 @@ class Table:
         self.display_code = Code.fresh()   # shown on the Pi's own screen: makes another device a table display
 
     def load(self) -> None:
-        """Rebuild every game by replaying the log in the order it was written, so the table shows what it
-        showed: the game the host chose, or else the game that moved last (by the log's count, never the clock)."""
-        for gid, seq, kind, body, device in self.store.all_events():
+        """Replay the games not ended, in the order the log was written, so the table shows what it showed:
+        the game the host chose, or else the game that moved last (by the log's count, never the clock).
+        An ended game is a summary row, read when someone opens it; one that ended before summaries
+        existed is replayed once, here, and its summary written."""
+        unsummarised = {gid for gid, _ in self.store.open_games()}
+        last = self.store.last_moved()
+        wanted = unsummarised | ({last} if last else set())   # the game on the table display may have ended: it is still shown
+        for gid, seq, kind, body, device in self.store.events_of(wanted):
             if gid in self.broken:
                 continue
             game = self.games.get(gid)
@@ -242,8 +253,68 @@ class Table:
                     self.current = None
                 continue
             self._follow(game, kind, body)
+        backfill = []
+        for gid, game in list(self.games.items()):
+            if game.phase not in history.ENDED:
+                continue
+            if gid in unsummarised:
+                backfill.append(history.record_play(self._summary(game, game.state), game.seq))
+            if gid != self.current:
+                del self.games[gid]
+        if backfill:   # one transaction, one fsync
+            self.store.write(lambda conn, at: [write(conn, at) for write in backfill])
         if self.current:
             self._show_leds(self.games[self.current])
+
+    def _replay(self, gid: str) -> Optional[Game]:
+        game = self._new_game(gid)
+        try:
+            for seq, kind, body, device in self.store.events(gid):
+                game.mutate(kind, body, device)
+        except Exception as e:  # any corruption: hand-edited file, older format, bug
+            # One unreadable game must not keep the others (and the table) from starting.
+            self.broken[gid] = f"event {game.seq + 1}: {e}"
+            return None
+        return game if game.seq else None
+
+    def find(self, gid: str) -> Optional[Game]:
+        """A game in memory, or an ended one read from its log (kept among the few last opened)."""
+        with self._lock:
+            game = self.games.get(gid)
+            if game is None:
+                game = self.opened.get(gid)
+                if game is not None:
+                    self.opened.move_to_end(gid)
+            if game is not None or gid in self.broken or len(gid) > 64:
+                return game
+        game = self._replay(gid)   # outside the table's lock: a slow read holds up no other game
+        if game is None:
+            return None
+        with self._lock:
+            known = self.games.get(gid) or self.opened.get(gid)
+            if known is not None:
+                return known
+            if game.phase in history.ENDED:
+                self.opened[gid] = game
+                self._trim()
+            else:
+                self.games[gid] = game
+        return game
+
+    def _trim(self) -> None:
+        while len(self.opened) > self.OPENED:
+            self.opened.popitem(last=False)
+
+    def _keep(self, game: Game, before: Optional[str]) -> None:
+        """After a change: this game stays in memory; an ended game the table no longer shows leaves it."""
+        with self._lock:
+            self.games[game.id] = game
+            self.opened.pop(game.id, None)
+            old = self.games.get(before) if before and before != self.current else None
+            if old is not None and old.phase in history.ENDED:
+                del self.games[before]
+                self.opened[before] = old
+                self._trim()
 
     def _follow(self, game: Game, kind: str, body: dict) -> None:
         """Which game the table display and the LEDs show after this event. A new game takes the table
@@ -270,10 +341,14 @@ class Table:
 
     def get(self, gid: str) -> Game:
         """A game by its code, as typed: any case (old mixed-case codes still open as they were)."""
-        game = self.games.get(gid) or self.games.get(codes.normal(gid))
+        game = self.find(gid) or self.find(codes.normal(gid))
         if game is None:
             raise Refused(404, "no_game")
         return game
+
+    def _summary(self, game: Game, state: Optional[State], status: Optional[str] = None) -> dict:
+        status = status or ("finished" if state is not None and state.finished else game.phase)
+        return history.summarize(game.id, state, status, game.names, game.mode, game.colors)
 
     def view_json(self, gid: str, device: Optional[str]) -> str:
         """This device's view of a game, as the JSON text its socket gets too."""
@@ -290,10 +365,19 @@ class Table:
     def _commit(self, game: Game, kind: str, body: dict, device: Optional[str],
                 call_ended: bool = False, after: Optional[State] = None) -> str:
         """Append the event (durable on return), apply it, tell every phone, set the LEDs; this device's view as JSON."""
-        self.store.append(game.id, game.seq + 1, kind, body, device)
+        also = None
+        if after is not None and after.finished:
+            # The summary the history reads is written with the event that ends the game, or not at all.
+            also = history.record_play(self._summary(game, after), game.seq + 1)
+        elif kind == "abandon":
+            also = history.record_play(self._summary(game, game.state, "abandoned"), game.seq + 1)
+        elif kind == "undo" and game.phase == "finished":
+            also = history.forget_play(game.id)
+        self.store.append(game.id, game.seq + 1, kind, body, device, also=also)
         game.mutate(kind, body, device, after)
         before = self.current
         self._follow(game, kind, body)
+        self._keep(game, before)
         self._tell(game)
         if before is not None and self.current is None:
             self._show(None)   # the table let go of its game: every LED off
@@ -325,7 +409,7 @@ class Table:
         body.update(extra or {})
         with self._lock:
             gid = codes.new(codes.GAME_LENGTH)
-            while gid in self.games:
+            while gid in self.games or self.store.exists(gid):
                 gid = codes.new(codes.GAME_LENGTH)
             shown_now = self.games.get(self.current) if self.current else None
             body["shown"] = (shown_now is None or not shown_now.in_progress or shown_now.can_host(device)

@@ -121,3 +121,20 @@ def private(game, device: Optional[str]) -> dict:
             view["legal"] = {"neighborhoods": {nb: list(legal.values) for nb in sorted(legal.neighborhoods)},
                              "pass": legal.can_pass}
     return view
+
+
+HISTORY_FIELDS = ("id", "status", "mode", "date", "started_at", "ended_at", "duration_min", "players", "winners",
+                  "tiebreak", "calls")
+HISTORY_PLAYER = ("color", "name", "score", "buildings", "rank", "winner", "start")
+
+
+def history_row(entry: dict) -> dict:
+    """What any device may see of an ended game in the history list: names, colours, scores; never a card.
+
+    The cards of a game are only ever shown through `public()`, which reveals them once the game is over.
+    An abandoned game's row carries its points so far (secret-card points included) and the history
+    links its record (every card): fine only because an abandoned game can never resume.
+    """
+    row = {k: entry[k] for k in HISTORY_FIELDS}
+    row["players"] = [{k: p[k] for k in HISTORY_PLAYER} for p in entry["players"]]
+    return row

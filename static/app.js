@@ -2,8 +2,6 @@
 "use strict";
 var M = (function () {
   var S = JSON.parse(document.getElementById("strings").textContent);
-  var SVGNS = "http://www.w3.org/2000/svg";
-  var INK = { blue: "#fff", red: "#fff", white: "#111", gray: "#fff" };
 
   function fill(text, params) {
     return text.replace(/\{(\w+)\}/g, function (m, k) {
@@ -45,70 +43,6 @@ var M = (function () {
     }, function () { return { ok: false, status: 0, data: { error: tr("network_error") } }; });
   }
   function errorOf(res) { return (res.data && res.data.error) || tr("network_error"); }
-
-  /* The map: paints tokens, buildings, bids and removed districts onto the server-drawn SVG. */
-  function Map(svg) {
-    this.svg = svg;
-    this.hoods = {};
-    var gs = svg.querySelectorAll(".nb");
-    for (var i = 0; i < gs.length; i++) {
-      var g = gs[i];
-      this.hoods[g.getAttribute("data-nb")] = {
-        g: g, x: +g.getAttribute("data-x"), y: +g.getAttribute("data-y"),
-        slot: svg.querySelector('.slot[data-nb="' + g.getAttribute("data-nb") + '"]'),
-        district: g.getAttribute("class").split("d-")[1]
-      };
-    }
-  }
-  Map.prototype.paint = function (view) {
-    var removed = view.removed_districts || [];
-    var lands = this.svg.querySelectorAll(".land");
-    for (var i = 0; i < lands.length; i++) {
-      var d = lands[i].getAttribute("class").split("d-")[1];
-      lands[i].classList.toggle("off", removed.indexOf(d) >= 0);
-    }
-    var bids = {};
-    (view.call || []).forEach(function (b, i, all) { bids[b.neighborhood] = { b: b, last: i === all.length - 1 }; });
-    for (var nb in this.hoods) {
-      var h = this.hoods[nb];
-      h.g.classList.toggle("off", removed.indexOf(h.district) >= 0);
-      var parts = [];
-      var tok = (view.tokens || {})[nb];
-      if (tok) parts.push(useTag("t-" + tok, h.x + 12, h.y - 48, 36));
-      var built = (view.built || {})[nb];
-      if (built) parts.push(building(built.color, built.value, h.x, h.y));
-      else if (bids[nb]) parts.push(bidPiece(bids[nb].b.color, bids[nb].b.value, h.x, h.y, bids[nb].last));
-      h.slot.innerHTML = parts.join("");
-    }
-  };
-  Map.prototype.mark = function (legal, selected) {
-    this.svg.classList.toggle("choosing", !!legal);
-    for (var nb in this.hoods) {
-      this.hoods[nb].g.classList.toggle("legal", !!legal && legal.hasOwnProperty(nb));
-      this.hoods[nb].g.classList.toggle("picked", nb === selected);
-    }
-  };
-  Map.prototype.onTap = function (cb) {
-    var self = this;
-    this.svg.addEventListener("click", function (ev) {
-      var g = ev.target.closest ? ev.target.closest(".nb") : null;
-      if (g) cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]);
-    });
-  };
-  function useTag(id, x, y, size) {
-    return '<use href="#' + id + '" x="' + x + '" y="' + y + '" width="' + size + '" height="' + size + '"/>';
-  }
-  function building(color, value, x, y) {
-    return '<g class="piece built c-' + color + '"><path d="M' + (x - 27) + ' ' + (y + 24) + 'v-30l27-20 27 20v30z"/>' +
-      '<text x="' + x + '" y="' + (y + 12) + '" fill="' + INK[color] + '" class="pl">' + letter(color) + '</text>' +
-      '<text x="' + (x + 19) + '" y="' + (y + 19) + '" fill="' + INK[color] + '" class="pv">' + value + '</text></g>';
-  }
-  function bidPiece(color, value, x, y, last) {
-    return '<g class="piece bid c-' + color + (last ? ' last' : '') + '"><rect x="' + (x - 26) + '" y="' + (y - 26) +
-      '" width="52" height="52" rx="8"/><text x="' + x + '" y="' + (y + 13) + '" fill="' + INK[color] +
-      '" class="bv">' + value + '</text><text x="' + (x - 19) + '" y="' + (y - 12) + '" fill="' + INK[color] +
-      '" class="bl">' + letter(color) + '</text></g>';
-  }
 
   /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
   function live(gameId, onView, onState) {
@@ -350,6 +284,6 @@ var M = (function () {
   });
 
   return { S: S, tr: tr, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
-    api: api, errorOf: errorOf, Map: Map, live: live, status: status, callPanel: callPanel,
+    api: api, errorOf: errorOf, Map: BoardMap, live: live, status: status, callPanel: callPanel,
     playersPanel: playersPanel, endPanel: endPanel, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
 })();

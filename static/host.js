@@ -51,6 +51,7 @@
     box.textContent = "";
     for (var nb in tokens) if (!inPlay(nb)) delete tokens[nb];
     map.paint({ tokens: tokens, removed_districts: removed });
+    map.list($("layout-list"), tokens, removed);
     if (n < 2 || n > 4) return false;
     var need = R.token_counts[String(n)], perKind = {}, perDistrict = {}, good = true;
     for (nb in tokens) {

@@ -4,6 +4,7 @@
   var $ = M.$, tr = M.tr, term = M.term;
   var gameId = $("app").getAttribute("data-game");
   var map = new M.Map($("map"));
+  var checker = map.checker($("check"), $("layout-list"));
   var view = null, online = false, picked = null, value = null, busy = false, joinColor = null;
   var hooks = [];   /* evening.js: seat moves, the host role, rematch, abandon */
   var AREAS = { family: ["bridges", "statues", "lakes", "borders"], expert: ["bridges", "statues", "lakes", "districts", "chains"] };
@@ -31,15 +32,50 @@
     turn();
     reminder();
     map.paint(view);
+    M.show($("layout"), view.phase === "lobby");
+    map.list($("layout-list"), view.tokens, view.removed_districts);
+    M.show($("check"), !!view.host && view.phase === "lobby");
+    checker.update(view.tokens, view.removed_districts);
     map.mark(myTurn() && online ? view.legal.neighborhoods : null, picked);
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("show-cards"), !!(view.you && (view.you.area || view.you.neighborhood)));
     M.show($("end"), view.phase === "finished");
-    if (view.phase === "finished") M.endPanel($("end"), view, gameId);
+    if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); } else plays = null;
     M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
     $("undo").disabled = !online || busy;
     hooks.forEach(function (f) { f(view, online, busy); });
+  }
+
+  /* BG Stats' "push plays from other apps" links, the same for every phone: asked for once, at the end. */
+  var plays = null;
+  function playLinks() {
+    if (plays === null) {
+      plays = false;
+      M.api("GET", "/api/games/" + encodeURIComponent(gameId) + "/bgstats").then(function (res) {
+        plays = res.ok && res.data ? res.data : (res.status === 0 ? null : false);
+        if (plays) render();
+      });
+      return;
+    }
+    if (!plays) return;
+    var box = M.el("div", "bgs");
+    var app = M.el("a", "btn big primary", tr("bgstats_app"));
+    app.href = plays.app;
+    app.id = "bgstats-app";
+    var web = M.el("a", "btn small", tr("bgstats_web"));
+    web.href = plays.web;
+    web.id = "bgstats-web";
+    web.target = "_blank";
+    web.rel = "noopener";
+    var past = M.el("a", "btn small", tr("history_link"));
+    past.href = "/history";
+    box.appendChild(app);
+    box.appendChild(web);
+    box.appendChild(past);
+    // Right under the winner: logging the play is what the table does next.
+    var end = $("end");
+    end.insertBefore(box, end.children[2] || null);
   }
 
   function lobby() {

@@ -10,16 +10,47 @@
     M.mark($("app"), view, live);
     M.status($("status"), view);
     map.paint(view);
+    M.show($("layout"), view.phase === "lobby");
+    map.list($("layout-list"), view.tokens, view.removed_districts);
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("end"), view.phase === "finished");
     if (view.phase === "finished") {
-      M.endPanel($("end"), view, gameId);
-      $("end").insertBefore(M.el("h2", "", M.tr("game_over")), $("end").firstChild);
+      M.endPanel($("end-tally"), view, gameId);
+      $("end-tally").insertBefore(M.el("h2", "", M.tr("game_over")), $("end-tally").firstChild);
     }
     evening();
+    tonight();
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
+  }
+
+  /* Between games (lobby or game over), tonight's standings: asked for again when a game ends or a new one opens. */
+  var standings = null, askedFor = null;
+  function tonight() {
+    var between = view.phase !== "playing";
+    var box = $("tonight");
+    M.show(box, between && standings && standings.all.length > 0);
+    // Beside the final tally when a game is over; in the side column in the next game's lobby.
+    if (view.phase === "finished" && box.parentNode !== $("end")) $("end").appendChild(box);
+    else if (view.phase !== "finished" && box.parentNode === $("end")) { var after = $("players").parentNode; after.parentNode.insertBefore(box, after.nextSibling); }
+    if (!between) return;
+    var key = view.id + ":" + view.phase;
+    if (askedFor !== key) {
+      askedFor = key;
+      M.api("GET", "/api/standings?tonight=1").then(function (res) {
+        if (res.ok && res.data) { standings = res.data; render(); }
+      });
+    }
+    if (!standings) return;
+    var body = $("tonight-rows");
+    body.textContent = "";
+    standings.all.forEach(function (r) {
+      var row = M.el("tr");
+      row.appendChild(M.el("td", "pname", r.name));
+      [r.played, r.wins, r.average.toFixed(1), r.best].forEach(function (v) { row.appendChild(M.el("td", "num", v)); });
+      body.appendChild(row);
+    });
   }
 
   function take(next) {

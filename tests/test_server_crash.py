@@ -94,7 +94,12 @@ def test_every_acknowledged_action_survives_sigkill(tmp_path, phone):
         for kill in range(KILLS):
             poster = Poster(gid, phones, host, rng, acked)
             poster.start()
-            time.sleep(rng.uniform(0.02, 0.6))
+            # Strike after a few answered requests, not after a fixed time: on a busy machine a timed
+            # strike can land before the first answer and test an idle server.
+            target, deadline = rng.randint(5, 25), time.monotonic() + 60
+            while poster.answers < target and poster.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.002)
+            time.sleep(rng.uniform(0, 0.03))                # mid-request or between two
             server.kill()                                  # SIGKILL, master and worker, mid-request or not
             poster.join(timeout=30)
             assert not poster.is_alive()
@@ -127,7 +132,7 @@ def test_every_acknowledged_action_survives_sigkill(tmp_path, phone):
                 finished_games += 1
                 gid, phones, host = new_game()
                 acked = []
-        assert total_answers > 10 * KILLS   # the killer struck games in play, not idle servers
+        assert total_answers > 5 * KILLS   # the killer struck games in play, not idle servers
     finally:
         server.kill()
     print(f"{KILLS} kills, {total_answers} answered requests, {finished_games} games finished")
