@@ -8,7 +8,7 @@ import random
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Optional
@@ -23,8 +23,11 @@ from .game.board import PERIPHERAL, load_board
 from .game.rules import legal_actions
 from .game.setup import (check_cards, check_colors, check_layout, check_mode, check_removed, deal,
                          make_setup, random_layout)
+from .game.summary import decision
 from .game.state import Action, Bid, Pass, Seat, State
 from .live import Hub
+
+RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
 
 
 class Refused(Exception):
@@ -75,6 +78,9 @@ class Game:
     displays: set = field(default_factory=set, repr=False)          # the table's devices (shared)
     rev: int = 0                                      # bumped on every change a view shows
     host_gone: Callable[[], bool] = field(default=lambda: False, repr=False)
+    # The last decisions as public log lines (companion.game.summary), newest last; bounded, rebuilt by replay.
+    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
+    undone: Optional[dict] = None                     # the line the last undo took back, until the next action
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _public: Optional[tuple[int, dict]] = field(default=None, repr=False)
     _public_json: Optional[tuple[dict, str]] = field(default=None, repr=False)
@@ -155,10 +161,15 @@ class Game:
             self.state = new_game(self.setup())
         elif kind == "action":
             action = _action(body)
+            before = self.state
             # `after`: the state the table already computed when it checked the action.
             self.state = after if after is not None else apply(self.state, action)
             self.actions.append(action)
+            self.recent.append(decision(before, action, self.state))
+            self.undone = None
         elif kind == "undo":
+            self.undone = dict(self.recent.pop()) if self.recent else {}
+            self.undone["seq"] = self.seq + 1
             self.actions.pop()
             state = new_game(self.state.setup)
             for action in self.actions:

@@ -43,6 +43,10 @@ def public(game) -> dict:
         "next_game": game.next_game,
         "from_game": game.from_game,
         "shown": game.shown,
+        # Public facts only (bids stand face up, passes are said aloud): the short log, newest last.
+        "log": list(game.recent),
+        "call_over": None,
+        "undone": game.undone,
     }
     for i, color in enumerate(game.colors):
         p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
@@ -64,6 +68,8 @@ def public(game) -> dict:
         view["archaeological_card"] = None if st.archaeological_card is None else st.colors[st.archaeological_card]
         view["could_outbid"] = list(could_outbid(st))
         view["passed"] = [st.colors[i] for i in sorted(st.passed)]
+        if not st.call and game.recent and "ended" in game.recent[-1]:
+            view["call_over"] = dict(game.recent[-1]["ended"], seq=game.seq, to_act=st.to_act_color)
         if st.last_call:
             lc = st.last_call
             view["last_call"] = {"color": lc.player, "neighborhood": lc.neighborhood, "value": lc.value,

@@ -1,0 +1,73 @@
+"""The log line of each decision and the reason a call ended (companion.game.summary), through the real rules."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.game.rules import apply, new_game
+from companion.game.state import Bid, Pass
+from companion.game.summary import ALL_PASSED, NOBODY_COULD, THIRTEEN, decision
+from games import BOARD, random_game, setup_for, white_12_red_13
+
+
+def test_an_opening_13_ends_the_call_because_nobody_can_outbid_a_13():
+    # Rulebook: the call ends when every other player has passed; nobody holds more than 13.
+    state = new_game(setup_for())
+    after = apply(state, Bid("blue", "C01", 13), BOARD)
+    line = decision(state, Bid("blue", "C01", 13), after)
+    assert line["kind"] == "bid" and line["ended"]["reason"] == THIRTEEN
+    assert line["ended"]["passed"] == ["red", "white", "gray"] and line["auto"] == ["red", "white", "gray"]
+
+
+def test_everyone_passing_of_their_own_accord_is_all_passed():
+    state = new_game(setup_for())
+    actions = [Bid("blue", "C01", 1), Pass("red"), Pass("white"), Pass("gray")]
+    for a in actions[:-1]:
+        state = apply(state, a, BOARD)
+    after = apply(state, actions[-1], BOARD)
+    line = decision(state, actions[-1], after)
+    assert line == {"color": "gray", "kind": "pass", "auto": [], "ended": line["ended"]}
+    e = line["ended"]
+    assert (e["color"], e["neighborhood"], e["value"], e["reason"]) == ("blue", "C01", 1, ALL_PASSED)
+    assert e["bids"] == [{"color": "blue", "neighborhood": "C01", "value": 1}]
+    assert e["passed"] == ["red", "white", "gray"]
+
+
+def test_a_12_nobody_else_can_beat_ends_with_nobody_could():
+    setup, head, call, _ = white_12_red_13()
+    state = new_game(setup)
+    for a in head:
+        state = apply(state, a, BOARD)
+    lines = []
+    for a in call:
+        after = apply(state, a, BOARD)
+        lines.append(decision(state, a, after))
+        state = after
+    assert "ended" not in lines[0] and "ended" not in lines[1]
+    assert set(lines[1]["auto"]) == {"blue", "gray"}
+    assert lines[2]["ended"]["reason"] == THIRTEEN
+    assert [b["value"] for b in lines[2]["ended"]["bids"]] == [1, 12, 13]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_call_end_in_random_games_names_the_builder_and_everyone_else_passed(seed):
+    setup, actions, states = random_game(random.Random(seed))
+    for before, action, after in zip(states, actions, states[1:]):
+        line = decision(before, action, after)
+        assert line["color"] == action.player
+        if after.call:
+            assert "ended" not in line
+            continue
+        e = line["ended"]
+        assert (e["color"], e["neighborhood"], e["value"]) == (after.last_call.player, after.last_call.neighborhood,
+                                                              after.last_call.value)
+        assert e["bids"][-1]["color"] == e["color"] and e["bids"][-1]["value"] == e["value"]
+        assert set(e["passed"]) == set(setup.colors) - {e["color"]}
+        if e["value"] == 13:
+            assert e["reason"] == THIRTEEN
+        elif isinstance(action, Pass) and not after.auto_passed:
+            assert e["reason"] == ALL_PASSED
+        else:
+            assert e["reason"] == NOBODY_COULD
+        assert e["finished"] == after.finished
