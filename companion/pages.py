@@ -65,7 +65,9 @@ def phone(game_id: str):
 def table():
     """The big screen: public information only, following the most recent game."""
     wifi = bool(current_app.config.get("WIFI_SSID"))
-    return _page("table.html", **_context("table", wifi=wifi))
+    # Where a phone opens the host page (the kiosk itself may be on localhost: the address phones reach).
+    start_url = join_url(request.host_url, current_app.config, "x").rsplit("/g/", 1)[0] + "/"
+    return _page("table.html", **_context("table", wifi=wifi, start_url=start_url))
 
 
 def _qr_svg(data: str) -> Response:

@@ -166,7 +166,8 @@ var M = (function () {
     (view.players || []).forEach(function (p) {
       var row = el("tr", p.color === view.to_act ? "acting" : "");
       var td = el("td"); td.appendChild(chip(p.color)); row.appendChild(td);
-      var nm = el("td", "pname", (p.name || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : ""));
+      var nm = el("td", "pname");
+      nm.appendChild(el("span", "nm", (p.name || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : "")));
       if (p.color === view.host_color) nm.appendChild(el("span", "tag", tr("host_mark")));
       if (p.seated && p.online === false) nm.appendChild(el("span", "tag off", tr("offline_mark")));
       if (view.subway_card === p.color) nm.appendChild(el("span", "tag sub", tr("card_subway")));
@@ -203,8 +204,17 @@ var M = (function () {
     var tbl = el("table", "scores");
     var head = el("tr");
     head.appendChild(el("th", "rowh"));  // table-layout:fixed takes column widths from this first row
-    colors.forEach(function (c) { var th = el("th"); th.appendChild(chip(c)); th.appendChild(el("div", "small", who(view, c))); head.appendChild(th); });
+    colors.forEach(function (c) {
+      var th = el("th"), p = (view.players || []).filter(function (q) { return q.color === c; })[0];
+      th.appendChild(chip(c));
+      th.appendChild(el("div", "small", (p && p.name) || cap(term(c))));
+      head.appendChild(th);
+    });
     tbl.appendChild(head);
+    // Narrow phones: the headings keep only the colour; this key names the players.
+    var key = el("ul", "scorekey");
+    colors.forEach(function (c) { var li = el("li"); li.appendChild(chip(c)); li.appendChild(document.createTextNode(" " + who(view, c))); key.appendChild(li); });
+    node.appendChild(key);
     var rows = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area"];
     if (view.mode === "expert") rows.push("neighborhood", "highest");
     rows.forEach(function (key) {
@@ -221,12 +231,22 @@ var M = (function () {
       tbl.appendChild(r);
     });
     [["total", function (p) { return p.total; }], ["buildings", function (p) { return p.buildings; }]].forEach(function (row) {
-      var r = el("tr", "tot");
+      var decides = (row[0] === "total" && view.tiebreak === "points") || (row[0] === "buildings" && view.tiebreak !== "points");
+      var r = el("tr", "tot" + (decides ? " decider" : ""));
       r.appendChild(el("th", "rowh", tr("row_" + row[0])));
       colors.forEach(function (c) { r.appendChild(el("td", "num" + ((sc.winners || []).indexOf(c) >= 0 && row[0] === "total" ? " win" : ""), row[1](sc.players[c] || {}))); });
       tbl.appendChild(r);
     });
     var wrap = el("div", "scroll"); wrap.appendChild(tbl); node.appendChild(wrap);
+    // What scored, player by player: on narrow phones the table's cells are too small to name it.
+    var scored = el("ul", "scored");
+    colors.forEach(function (c) {
+      rows.forEach(function (key) {
+        var note = detailNote(view, c, key);
+        if (note) { var li = el("li"); li.appendChild(chip(c)); li.appendChild(document.createTextNode(" " + tr("row_" + key) + " – " + note)); scored.appendChild(li); }
+      });
+    });
+    node.appendChild(scored);
     var rev = view.revealed || {};
     node.appendChild(el("h3", "", tr("revealed")));
     colors.forEach(function (c) {
@@ -248,7 +268,11 @@ var M = (function () {
     var d = (view.details || {})[color];
     if (!d) return "";
     if (key === "area") {
-      if (d.area_buildings && d.area_buildings.length) return tr("detail_area_buildings", { nbs: d.area_buildings.join(", ") });
+      var card = ((view.revealed || {})[color] || {}).area;
+      if (d.area_buildings && d.area_buildings.length)
+        return tr({ borders: "detail_border", lakes: "detail_lakes", statues: "detail_statues", bridges: "detail_bridges" }[card] || "detail_area_buildings", { nbs: d.area_buildings.join(", ") });
+      if (d.area_group_list && d.area_group_list.length)
+        return tr("detail_groups_list", { groups: d.area_group_list.map(function (g) { return g.join("+"); }).join(", ") });
       if (d.area_groups) return tr("detail_area_groups", { n: d.area_groups });
     }
     if (key === "highest" && d.highest_districts && d.highest_districts.length)

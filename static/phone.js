@@ -7,6 +7,7 @@
   var checker = map.checker($("check"), $("layout-list"));
   var view = null, online = false, picked = null, value = null, busy = false, joinColor = null;
   var hooks = [];   /* evening.js: seat moves, the host role, rematch, abandon */
+  var dismissed = null, tapTimer = null;   /* the call-over card this phone closed; the refusal toast's timer */
   var AREAS = { family: ["bridges", "statues", "lakes", "borders"], expert: ["bridges", "statues", "lakes", "districts", "chains"] };
   var KINDS = ["mall", "administration", "industrial", "park", "lodgings"];
 
@@ -37,6 +38,11 @@
     M.show($("check"), !!view.host && view.phase === "lobby");
     checker.update(view.tokens, view.removed_districts);
     map.mark(myTurn() && online ? view.legal.neighborhoods : null, picked);
+    G.callOver($("callover"), view, dismissed, function (key) { dismissed = key; render(); });
+    G.undone($("undone"), view);
+    G.logList($("log"), view, 12);
+    M.show($("passed-note"), view.phase === "playing" && !!view.you && (view.passed || []).indexOf(view.you.color) >= 0);
+    G.turnCue(!!myTurn());
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("show-cards"), !!(view.you && (view.you.area || view.you.neighborhood)));
@@ -157,31 +163,60 @@
   function turn() {
     var mine = myTurn();
     M.show($("turn"), mine);
+    M.show($("pick"), !!(mine && picked));
     if (!mine) return;
     var t = $("turn");
     t.classList.toggle("stale", !online);
     var legal = view.legal.neighborhoods || {};
-    var hint = !online ? tr("offline_turn") : picked ? tr("pick_value") : (view.call || []).length ? tr("outbid_hint") : tr("open_call");
+    var hint = !online ? tr("offline_turn") : (view.call || []).length ? tr("outbid_hint") : tr("open_call");
     $("turn-hint").textContent = hint;
-    var vals = $("values");
-    vals.textContent = "";
-    if (picked && legal[picked]) {
-      legal[picked].forEach(function (v) {
-        var b = M.el("button", "btn val" + (v === value ? " on" : ""), v);
-        b.type = "button";
-        b.disabled = !online || busy;
-        b.onclick = function () { value = v; turn(); };
-        vals.appendChild(b);
-      });
-    }
-    var c = $("confirm");
-    M.show(c, !!(picked && value));
-    c.textContent = picked && value ? tr("confirm_bid", { value: value, nb: picked }) : "";
-    c.disabled = !online || busy;
-    M.show($("cancel"), !!picked);
     var p = $("pass");
     M.show(p, !!view.legal.pass);
     p.disabled = !online || busy;
+    if (picked) sheet(legal[picked] || []);
+  }
+
+  /* The values and Confirm in a sheet at the bottom, near the thumb: the map never moves under the finger. */
+  function sheet(legalValues) {
+    $("pick-title").textContent = tr("pick_value") + " – " + picked;
+    var vals = $("values");
+    vals.textContent = "";
+    var me = view.players.filter(function (q) { return q.color === view.you.color; })[0] || { values: legalValues };
+    var expert = view.mode === "expert", group = -1, box = vals;
+    me.values.forEach(function (v) {
+      var ok = legalValues.indexOf(v) >= 0, cls = v <= 5 ? 0 : v <= 9 ? 1 : 2;
+      if (!ok && !G.valueRefusal(view, v)) return;
+      if (expert && cls !== group) {
+        group = cls;
+        box = M.el("div", "vclass vclass-" + cls);
+        box.appendChild(M.el("span", "vlabel", tr("class_" + cls)));
+        vals.appendChild(box);
+      }
+      var b = M.el("button", "btn val" + (v === value ? " on" : "") + (ok ? "" : " no"), v);
+      b.type = "button";
+      b.disabled = !online || busy;
+      if (!ok) b.setAttribute("aria-disabled", "true");
+      b.onclick = function () {
+        if (!ok) { toast(G.valueRefusal(view, v)); return; }
+        value = v; turn();
+      };
+      box.appendChild(b);
+    });
+    vals.classList.toggle("grouped", expert);
+    var c = $("confirm");
+    M.show(c, !!value);
+    c.textContent = value ? tr("confirm_bid", { value: value, nb: picked }) : "";
+    c.disabled = !online || busy;
+    M.show($("cancel"), true);
+  }
+
+  /* A refused tap: the rule's sentence at once, near the thumb; nothing is sent. */
+  function toast(text) {
+    var n = $("tapmsg");
+    n.textContent = text || "";
+    M.show(n, !!text);
+    clearTimeout(tapTimer);
+    tapTimer = setTimeout(function () { M.show(n, false); }, 5000);
   }
 
   function reminder() {
@@ -207,10 +242,14 @@
     });
   }
 
-  map.onTap(function (nb) {
+  map.onTap(function (nb, hood) {
+    if (!view) return;
+    var why = G.refusal(view, nb, hood && hood.district);
+    if (why) { toast(why); return; }
     if (!myTurn() || !online || busy) return;
     var legal = view.legal.neighborhoods || {};
     if (!legal[nb]) return;
+    toast("");
     picked = nb;
     value = legal[nb].length === 1 ? legal[nb][0] : null;
     render();
@@ -222,7 +261,7 @@
   };
   $("pass").onclick = function () { post("/actions", { pass: true, expect_seq: view.seq }); };
   $("start").onclick = function () { post("/start", {}); };
-  $("undo").onclick = function () { if (window.confirm(tr("undo_confirm"))) post("/undo", {}); };
+  $("undo").onclick = function () { if (window.confirm(G.undoQuestion(view))) post("/undo", {}); };
   $("join").onsubmit = function (ev) {
     ev.preventDefault();
     var name = $("join-name").value.trim();
@@ -249,6 +288,8 @@
     });
     M.show($("cards-overlay"), true);
   };
+  $("sound").checked = G.soundOn();
+  $("sound").onchange = function () { G.setSound($("sound").checked); if ($("sound").checked) G.tone(); };
   $("hide-cards").onclick = function () { M.show($("cards-overlay"), false); };
 
   /* A fresh GET after seat changes: the socket view of a device that just sat down may lag one message. */

@@ -9,10 +9,21 @@
     if (!view) return;
     M.mark($("app"), view, live);
     M.status($("status"), view);
+    banner(view);
+    M.show($("nogame"), false);
     map.paint(view);
     M.show($("layout"), view.phase === "lobby");
     map.list($("layout-list"), view.tokens, view.removed_districts);
     M.callPanel(view);
+    G.callOver($("callover"), view, null, null);
+    M.show($("callbox"), !view.call_over || view.phase === "finished");
+    G.undone($("undone"), view);
+    G.logList($("log"), view, 8);
+    // As many log lines as the column has room for: the table display never scrolls.
+    var side = document.querySelector(".tinfo"), ol = $("log");
+    M.show(ol.parentNode, true);
+    while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
+    M.show(ol.parentNode, !!ol.lastChild);
     M.playersPanel($("players"), view);
     M.show($("end"), view.phase === "finished");
     if (view.phase === "finished") {
@@ -51,6 +62,22 @@
       [r.played, r.wins, r.average.toFixed(1), r.best].forEach(function (v) { row.appendChild(M.el("td", "num", v)); });
       body.appendChild(row);
     });
+  }
+
+  /* The player to act, in their colour, large enough to read from across the table. */
+  function banner(view) {
+    var s = $("status");
+    if (view.phase === "playing" && view.to_act) {
+      var p = (view.players || []).filter(function (q) { return q.color === view.to_act; })[0] || {};
+      s.textContent = "";
+      var line = M.el("div", "who");
+      line.appendChild(M.chip(view.to_act));
+      line.appendChild(document.createTextNode(" " + (p.name || M.cap(M.term(view.to_act)))));
+      s.appendChild(line);
+      s.appendChild(M.el("div", "", M.tr("banner_turn")));
+    }
+    ["blue", "red", "white", "gray"].forEach(function (c) { s.classList.toggle("c-" + c, view.phase === "playing" && view.to_act === c); });
+    s.classList.toggle("turnbanner", view.phase === "playing" && !!view.to_act);
   }
 
   function take(next) {
@@ -92,6 +119,8 @@
     if (sock) sock.stop();
     gameId = id;
     view = null;
+    M.show($("conn"), true);
+    M.show($("nogame"), false);
     sock = M.live(id, take, function (on) { live = on; M.connBadge(on); $("status").classList.toggle("stale", !on); render(); });
   }
 
@@ -106,7 +135,7 @@
         M.show($("join-qr"), false);
         M.show($("end"), false);
         $("status").className = "status big";
-        $("status").textContent = M.tr("no_game_yet");
+        $("status").textContent = "";
         $("app").setAttribute("data-phase", "none");
         map.paint({});
         $("players").textContent = "";
@@ -114,6 +143,10 @@
         $("lastcall").textContent = "";
         $("notice").hidden = true;
         $("offline").textContent = "";
+        $("log").textContent = "";
+        M.show($("callover"), false);
+        M.show($("undone"), false);
+        noGame();
       }
     });
     M.api("GET", "/api/table").then(function (res) {
@@ -122,6 +155,14 @@
       $("display-code").textContent = code ? M.tr("display_code_is", { code: code }) : "";
     });
   }
+  /* Before any game: say so, and where a phone starts one (no endless "Reconnecting"). */
+  function noGame() {
+    M.show($("nogame"), true);
+    $("start-here").textContent = M.tr("start_here", { url: $("app").getAttribute("data-start") || location.origin + "/" });
+    var c = $("conn");
+    if (c) M.show(c, false);
+  }
+
   poll();
   setInterval(poll, 5000);
 })();

@@ -1,0 +1,189 @@
+/* At a glance, on every screen: how the last call ended and what to do on the real board, what undo took back,
+   the short log, a refused tap's rule sentence, and the cues that say it is your turn. DOM nodes and text only. */
+"use strict";
+var G = (function () {
+  var tr = M.tr, term = M.term, el = M.el, who = M.who;
+
+  function sentence(text) {
+    text = String(text).trim();
+    if (!text) return text;
+    text = text.charAt(0).toUpperCase() + text.slice(1);
+    return /[.!?]$/.test(text) ? text : text + ".";
+  }
+  /* A rule's sentence in the page's language, as the server would say it (never asked of it). */
+  function rule(view, code, params) {
+    var p = {};
+    for (var k in params) p[k] = params[k];
+    ["player", "to_act", "owner"].forEach(function (k) { if (p[k]) p[k] = who(view, p[k]); });
+    if (p.district) p.district = term(p.district);
+    var text = (M.S.rules || {})[code] || code;
+    return sentence(text.replace(/\{(\w+)\}/g, function (m, k) { return p[k] !== undefined ? p[k] : m; }));
+  }
+
+  /* Why this neighborhood may not be bid on now by this phone's player, or null when it may. */
+  function refusal(view, nb, district) {
+    var me = view.you && view.you.color;
+    if (!me) return null;
+    if (view.phase === "finished") return rule(view, "game_over", { player: me });
+    if (view.phase !== "playing") return null;
+    if ((view.passed || []).indexOf(me) >= 0) return rule(view, "already_passed", { player: me });
+    if (view.to_act !== me) return rule(view, "not_your_turn", { player: me, to_act: view.to_act });
+    var legal = (view.legal && view.legal.neighborhoods) || {};
+    if (legal[nb]) return null;
+    if (district && (view.removed_districts || []).indexOf(district) >= 0)
+      return rule(view, "district_removed", { player: me, neighborhood: nb, district: district });
+    var built = (view.built || {})[nb];
+    if (built) return rule(view, "already_built", { player: me, neighborhood: nb, owner: built.color });
+    var call = view.call || [];
+    for (var i = 0; i < call.length; i++)
+      if (call[i].neighborhood === nb) return rule(view, "already_bid", { player: me, neighborhood: nb, owner: call[i].color });
+    if (call.length) return rule(view, "not_adjacent", { player: me, neighborhood: nb, last: call[call.length - 1].neighborhood });
+    return null;
+  }
+  /* Why a value in my hand may not be bid: lower than the last bid. */
+  function valueRefusal(view, v) {
+    var call = view.call || [], last = call[call.length - 1];
+    if (last && v <= last.value) return rule(view, "too_low", { player: view.you.color, value: v, last_value: last.value });
+    return null;
+  }
+
+  function bidList(view, bids) {
+    return bids.map(function (b) { return tr("bid_line", { player: who(view, b.color), value: b.value, nb: b.neighborhood }); }).join("; ");
+  }
+  function cardName(kind) { return tr("card_" + kind); }
+
+  /* The physical steps after a call, in order: turn the winner over (and take the token), cards, the rest back. */
+  function steps(view, c) {
+    var out = [], winner = who(view, c.color);
+    out.push(c.token ? tr("step_build_token", { player: winner, value: c.value, nb: c.neighborhood, token: term(c.token) })
+                     : tr("step_build", { player: winner, value: c.value, nb: c.neighborhood }));
+    ["subway", "archaeological"].forEach(function (k) {
+      if (!c[k + "_card"]) return;
+      var from = c[k + "_from"];
+      out.push(from ? tr("step_card", { player: winner, card: cardName(k), from: who(view, from) })
+                    : tr("step_card_new", { player: winner, card: cardName(k) }));
+    });
+    var others = (c.bids || []).filter(function (b) { return b.color !== c.color; });
+    if (others.length) out.push(tr("step_back", { bids: bidList(view, others) }));
+    return out;
+  }
+  function callKey(c) { return c ? c.color + ":" + c.neighborhood + ":" + c.value : ""; }
+
+  /* The call-over card: until the next bid, or until this screen's Done (onDone null: no button). */
+  function callOver(node, view, dismissed, onDone) {
+    var c = view.call_over;
+    var on = !!c && view.phase !== "lobby" && dismissed !== callKey(c);
+    M.show(node, on);
+    node.textContent = "";
+    if (!on) return;
+    node.className = "box callover c-edge-" + c.color;
+    node.appendChild(el("h2", "", tr("call_over")));
+    var head = el("p", "big");
+    head.appendChild(M.chip(c.color));
+    head.appendChild(document.createTextNode(" " + tr("call_built", { player: who(view, c.color), value: c.value, nb: c.neighborhood })));
+    node.appendChild(head);
+    node.appendChild(el("p", "reason", tr("reason_" + c.reason)));
+    if ((c.passed || []).length)
+      node.appendChild(el("p", "", tr("passed_list", { players: c.passed.map(function (x) { return who(view, x); }).join(", ") })));
+    node.appendChild(el("h3", "", tr("steps")));
+    var ol = el("ol", "steps");
+    steps(view, c).forEach(function (s) { ol.appendChild(el("li", "", s)); });
+    node.appendChild(ol);
+    if (onDone) {
+      var b = el("button", "btn", tr("done"));
+      b.type = "button";
+      b.id = "callover-done";
+      b.onclick = function () { onDone(callKey(c)); };
+      node.appendChild(b);
+    }
+  }
+
+  /* What undo would take back (the confirm) and what it took back (every screen, until the next action). */
+  function undoQuestion(view) {
+    var last = (view.log || [])[(view.log || []).length - 1];
+    if (!last) return tr("undo_confirm");
+    var p = { player: who(view, last.color), value: last.value, nb: last.neighborhood };
+    return tr(last.kind === "bid" ? "undo_confirm_bid" : "undo_confirm_pass", p);
+  }
+  function undoneLines(view) {
+    var u = view.undone;
+    if (!u) return [];
+    if (!u.kind) return [tr("undone_other")];
+    var p = { player: who(view, u.color), value: u.value, nb: u.neighborhood };
+    var out = [tr(u.kind === "bid" ? "undone_bid" : "undone_pass", p)];
+    var e = u.ended;
+    if (e) {
+      if (u.kind === "pass") out.push(tr("undone_call", { value: e.value, nb: e.neighborhood }));
+      if (e.token) out.push(tr("undone_token", { token: term(e.token), nb: e.neighborhood }));
+      ["subway", "archaeological"].forEach(function (k) {
+        if (!e[k + "_card"]) return;
+        var from = e[k + "_from"];
+        out.push(from ? tr("undone_card", { card: cardName(k), player: who(view, from) }) : tr("undone_card_none", { card: cardName(k) }));
+      });
+    }
+    return out;
+  }
+  function undone(node, view) {
+    var lines = undoneLines(view);
+    M.show(node, lines.length > 0);
+    node.textContent = "";
+    lines.forEach(function (l) { node.appendChild(el("p", "", l)); });
+  }
+
+  /* The short log, newest first: bids, passes (said and automatic), and each call's end. */
+  function logLines(view, max) {
+    var out = [];
+    var log = view.log || [];
+    for (var i = log.length - 1; i >= 0 && out.length < max; i--) {
+      var l = log[i];
+      if (l.ended) out.push({ color: l.ended.color, cls: "built", text: tr("last_call", { player: who(view, l.ended.color), value: l.ended.value, nb: l.ended.neighborhood }) });
+      if ((l.auto || []).length) out.push({ color: null, cls: "auto", text: tr("log_auto", { players: l.auto.map(function (c) { return who(view, c); }).join(", ") }) });
+      out.push({ color: l.color, cls: l.kind, text: l.kind === "bid" ? tr("log_bid", { player: who(view, l.color), value: l.value, nb: l.neighborhood })
+                                                                      : tr("log_pass", { player: who(view, l.color) }) });
+    }
+    return out.slice(0, max);
+  }
+  function logList(node, view, max) {
+    node.textContent = "";
+    logLines(view, max).forEach(function (l) {
+      var li = el("li", "log-" + l.cls);
+      if (l.color) { li.appendChild(M.chip(l.color)); li.appendChild(document.createTextNode(" ")); }
+      li.appendChild(document.createTextNode(l.text));
+      node.appendChild(li);
+    });
+  }
+
+  /* Your turn, felt: vibration (where the browser allows it), the page's title, an optional short tone. */
+  var baseTitle = document.title, wasMine = false, audio = null;
+  var SOUND = "metropolys-sound";
+  function soundOn() { try { return localStorage.getItem(SOUND) === "1"; } catch (e) { return false; } }
+  function setSound(on) { try { localStorage.setItem(SOUND, on ? "1" : "0"); } catch (e) { /* private mode */ } }
+  function tone() {
+    var AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC) return;
+    try {
+      audio = audio || new AC();
+      var t = audio.currentTime, o = audio.createOscillator(), g = audio.createGain();
+      o.type = "sine";
+      o.frequency.setValueAtTime(660, t);
+      o.frequency.setValueAtTime(880, t + 0.12);
+      g.gain.setValueAtTime(0.0001, t);
+      g.gain.exponentialRampToValueAtTime(0.3, t + 0.02);
+      g.gain.exponentialRampToValueAtTime(0.0001, t + 0.3);
+      o.connect(g); g.connect(audio.destination);
+      o.start(t); o.stop(t + 0.32);
+    } catch (e) { /* no sound: the title and vibration still say it */ }
+  }
+  function turnCue(mine) {
+    document.title = mine ? tr("turn_title", { title: baseTitle }) : baseTitle;
+    if (mine && !wasMine) {
+      if (navigator.vibrate) { try { navigator.vibrate([200, 100, 200]); } catch (e) { /* not allowed */ } }
+      if (soundOn()) tone();
+    }
+    wasMine = mine;
+  }
+
+  return { refusal: refusal, valueRefusal: valueRefusal, callOver: callOver, steps: steps, callKey: callKey,
+    undoQuestion: undoQuestion, undone: undone, logList: logList, turnCue: turnCue, soundOn: soundOn,
+    setSound: setSound, tone: tone };
+})();

@@ -1,0 +1,313 @@
+"""Issue 10 in real Chromium: the call-over card on every screen, refusals at the tap, undo that names what it
+takes back, and pages that fit 320 px phones to 1920 px tables in three languages with four long names.
+
+One server, one browser, one game for the whole module (the tests run in order and build on each other)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion import i18n
+from games import layout_with
+from pages_helpers import SHOTS, browser  # noqa: F401  (the module's browser fixture)
+
+NAMES = {"blue": "Maximilian", "red": "Jürgen-Friedrich", "white": "Anne-Charlotte", "gray": "Dmitri Alexandrov"}
+COLORS = list(NAMES)
+LAYOUT = layout_with(4, fixed={"C01": "archaeological", "C02": "archaeological", "S02": "archaeological"}, seed=3)
+PHONES = [(320, 568), (390, 844)]
+TABLES = [(1024, 600), (1280, 720), (1920, 1080)]
+
+# Layout problems on the page: horizontal scroll, boxes their content overflows, words broken inside,
+# clipped content where a box hides its overflow.
+LAYOUT_JS = r"""(opts) => {
+  const bad = [];
+  const W = innerWidth, H = innerHeight, de = document.documentElement;
+  if (de.scrollWidth > W + 1) bad.push(`page scrolls sideways: ${de.scrollWidth} > ${W}`);
+  if (opts.noScroll && de.scrollHeight > H + 1) bad.push(`page scrolls: ${de.scrollHeight} > ${H}`);
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
+  const label = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\s+/).join('.') : '');
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.closest('svg, script, style, select, input, option, [hidden]') || !shown(e)) continue;
+    const cs = getComputedStyle(e);
+    if (cs.display.startsWith('inline') && cs.display !== 'inline-block' && cs.display !== 'inline-flex') continue;
+    if (e.clientWidth && e.scrollWidth > e.clientWidth + 1) bad.push(`${label(e)} overflows its box sideways (${e.scrollWidth} > ${e.clientWidth}): ${e.textContent.slice(0, 60)}`);
+    if (cs.overflowY !== 'visible' && e.clientHeight && e.scrollHeight > e.clientHeight + 1)
+      bad.push(`${label(e)} clips its content (${e.scrollHeight} > ${e.clientHeight}): ${e.textContent.slice(0, 60)}`);
+    const r = e.getBoundingClientRect();
+    if (r.right > W + 1 || r.left < -1) bad.push(`${label(e)} is outside the screen sideways (${Math.round(r.left)}..${Math.round(r.right)})`);
+  }
+  // A line of text may only end after a space or a hyphen: never inside a word.
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement;
+    if (!p || p.closest('svg, script, style, select, option, [hidden]') || !shown(p)) continue;
+    const t = n.textContent;
+    let prev = -1, prevRect = null;
+    for (let i = 0; i < t.length; i++) {
+      range.setStart(n, i); range.setEnd(n, i + 1);
+      const rs = range.getClientRects();
+      if (!rs.length || rs[0].width === 0) continue;
+      const r = rs[0];
+      if (prevRect && r.top >= prevRect.bottom - 2) {
+        const between = t.slice(prev, i);
+        if (!/[\s\-‐–—]/.test(between)) bad.push(`word broken inside: "${t.slice(Math.max(0, prev - 12), prev + 1)}|${t.slice(i, i + 12)}" in ${label(p)}`);
+      }
+      prev = i; prevRect = r;
+    }
+  }
+  return bad;
+}"""
+
+INSIDE_JS = """(sel) => { const e = document.querySelector(sel); if (!e) return 'missing';
+  const r = e.getBoundingClientRect(); if (!r.width || !r.height) return 'not shown';
+  return (r.left >= -1 && r.top >= -1 && r.right <= innerWidth + 1 && r.bottom <= innerHeight + 1) ? 'inside' :
+    `outside: ${r.left},${r.top},${r.right},${r.bottom} of ${innerWidth}x${innerHeight}`; }"""
+
+ONE_LINE_JS = """(sel) => [...document.querySelectorAll(sel)].filter(e => {
+  const w = document.createTreeWalker(e, NodeFilter.SHOW_TEXT), r = document.createRange(), rects = [];
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    if (n.parentElement.closest('.chip')) continue;
+    r.selectNodeContents(n); rects.push(...[...r.getClientRects()].filter(x => x.width > 0));
+  }
+  return rects.some(x => x.top >= rects[0].bottom - 2); }).map(e => e.textContent)"""
+
+
+class Screen:
+    """A browser context with its own cookies: a player's phone or the table display."""
+
+    def __init__(self, browser, server, table=False):
+        self.server = server
+        opts = {"viewport": {"width": 1920, "height": 1080} if table else {"width": 390, "height": 844}}
+        if not table:
+            opts.update(has_touch=True, is_mobile=True)
+        self.ctx = browser.new_context(**opts)
+        self.ctx.set_default_timeout(15000)
+        self.page = self.ctx.new_page()
+        self.posts: list[str] = []
+        self.page.on("request", lambda r: self.posts.append(r.url) if r.method != "GET" else None)
+
+    def api(self, method, path, body=None):
+        url = self.server.origin + path
+        headers = {"Origin": self.server.origin}
+        if method == "GET":
+            r = self.ctx.request.get(url, headers=headers)
+        else:
+            r = self.ctx.request.post(url, headers=dict(headers, **{"Content-Type": "application/json"}),
+                                      data=__import__("json").dumps(body or {}), fail_on_status_code=False)
+        return r.status, r.json()
+
+    def lang(self, lang):
+        self.ctx.add_cookies([{"name": "lang", "value": lang, "url": self.server.origin}])
+
+    def open(self, path, seq=None, size=None):
+        if size:
+            self.page.set_viewport_size({"width": size[0], "height": size[1]})
+        self.page.goto(self.server.origin + path)
+        if seq is not None:
+            self.wait(seq)
+
+    def wait(self, seq):
+        self.page.wait_for_function(
+            "n => { const a = document.getElementById('app'); return !!a && +(a.dataset.seq ?? -1) >= n && a.dataset.live === '1'; }",
+            arg=seq)
+
+    def layout(self, no_scroll=False):
+        return self.page.evaluate(LAYOUT_JS, {"noScroll": no_scroll})
+
+    def shot(self, name):
+        if SHOTS:
+            self.page.screenshot(path=f"{SHOTS}/{name}.png")
+
+
+@pytest.fixture(scope="module")
+def table_game(browser, server):  # noqa: F811
+    """Four phones seated under long names, the table display, and a game that has just played two calls:
+    Blue built S02 (archaeological token, the card to Blue); then Red's 7 on C01 took the archaeological
+    token and the card from Blue, while Blue's 1 on C03 goes back."""
+    phones = {c: Screen(browser, server) for c in COLORS}
+    table = Screen(browser, server, table=True)
+    status, body = phones["blue"].api("POST", "/api/games", {"mode": "family", "players": COLORS, "deal": "app",
+                                                              "removed_districts": [], "layout": {"tokens": LAYOUT}})
+    assert status == 201, body
+    gid = body["id"]
+    for c in COLORS:
+        status, body = phones[c].api("POST", f"/api/games/{gid}/seats/{c}", {"name": NAMES[c]})
+        assert status == 200, body
+    status, view = phones["blue"].api("POST", f"/api/games/{gid}/start")
+    assert status == 200, view
+    state = {"gid": gid, "phones": phones, "table": table, "seq": view["seq"]}
+
+    def act(color, move):
+        status, v = phones[color].api("POST", f"/api/games/{gid}/actions", dict(move, expect_seq=state["seq"]))
+        assert status == 200, v
+        state["seq"] = v["seq"]
+        return v
+
+    state["act"] = act
+    for color, move in [("blue", {"bid": "S02", "value": 6}), ("red", {"pass": True}), ("white", {"pass": True}),
+                        ("gray", {"pass": True}), ("blue", {"bid": "C03", "value": 1}), ("red", {"bid": "C01", "value": 7}),
+                        ("white", {"pass": True}), ("gray", {"pass": True}), ("blue", {"pass": True})]:
+        act(color, move)
+    yield state
+    for s in list(phones.values()) + [table]:
+        s.ctx.close()
+
+
+def test_call_over_card_on_every_screen_with_the_physical_steps(table_game):
+    gid, seq = table_game["gid"], table_game["seq"]
+    screens = dict(table_game["phones"], table=table_game["table"])
+    for name, s in screens.items():
+        s.lang("en")
+        s.open("/table" if name == "table" else f"/g/{gid}", seq)
+    want = ["Jürgen-Friedrich (Red): turn your 7 on C01 over and take the archaeological site token.",
+            "Jürgen-Friedrich (Red): take the Archaeological site card from Maximilian (Blue).",
+            "Everyone else: take your bids back (Maximilian (Blue): 1 on C03)."]
+    for name, s in screens.items():
+        card = s.page.locator("#callover")
+        assert card.is_visible(), name
+        steps = s.page.eval_on_selector_all("#callover .steps li", "els => els.map(e => e.textContent)")
+        assert steps == want, (name, steps)
+        text = card.inner_text()
+        assert "Ended: everyone else passed." in text, (name, text)
+        assert "Passed: Maximilian (Blue), Anne-Charlotte (White), Dmitri Alexandrov (Gray)." in text, (name, text)
+    # The winner's "open the next call" turn is there beside the card, never hidden by it.
+    red = screens["red"].page
+    assert red.locator("#turn").is_visible() and "Open the call" in red.inner_text("#turn-hint")
+    screens["red"].shot("phone-call-over")
+    screens["table"].shot("table-call-over")
+    # The card stays until the next bid: Red opens the next call, and it is gone everywhere.
+    table_game["act"]("red", {"bid": "C02", "value": 2})
+    for name, s in screens.items():
+        s.wait(table_game["seq"])
+        assert not s.page.locator("#callover").is_visible(), name
+
+
+def test_an_illegal_tap_says_the_rule_at_once_and_sends_nothing(table_game):
+    gid = table_game["gid"]
+    white = table_game["phones"]["white"]
+    white.open(f"/g/{gid}", table_game["seq"])
+    white.posts.clear()
+    # White to act after Red's 2 on C02: C01 is built (by Red), C10 is not next to C02.
+    assert white.page.get_attribute("#app", "data-to-act") == "white"
+    tap(white, "C01")
+    assert white.page.inner_text("#tapmsg") == "Anne-Charlotte (White) cannot bid in C01: Jürgen-Friedrich (Red) has already built there."
+    far = next(nb for nb in ("N01", "S10", "W01", "E10") if nb not in {"C01", "C02", "S02", "C03"})
+    tap(white, far)
+    assert white.page.inner_text("#tapmsg") == f"Anne-Charlotte (White) cannot bid in {far}: it is not adjacent to C02, the last bid."
+    # Gray, not to act, is told whose turn it is, in German.
+    gray = table_game["phones"]["gray"]
+    gray.lang("de")
+    gray.open(f"/g/{gid}", table_game["seq"])
+    gray.posts.clear()
+    tap(gray, "C04")
+    assert gray.page.inner_text("#tapmsg") == "Dmitri Alexandrov (Grau) kann jetzt nicht handeln: Anne-Charlotte (Weiß) ist am Zug."
+    white.page.wait_for_timeout(300)
+    assert white.posts == [] and gray.posts == [], (white.posts, gray.posts)
+    assert table_game["phones"]["blue"].api("GET", f"/api/games/{gid}")[1]["seq"] == table_game["seq"]
+
+
+def test_undo_names_the_action_in_its_confirm_and_on_every_screen(table_game):
+    gid = table_game["gid"]
+    blue = table_game["phones"]["blue"]            # the host
+    blue.open(f"/g/{gid}", table_game["seq"])
+    asked = []
+    blue.page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    blue.page.locator("#undo").click()
+    assert asked == ["Take back Jürgen-Friedrich (Red)'s 2 on C02 for everybody?"]
+    table_game["seq"] += 1
+    want = "Taken back: Jürgen-Friedrich (Red)'s 2 on C02. Jürgen-Friedrich (Red): take your 2 off C02."
+    screens = dict(table_game["phones"], table=table_game["table"])
+    for name, s in screens.items():
+        if name in ("gray",):
+            continue   # in German: checked below
+        s.open("/table" if name == "table" else f"/g/{gid}", table_game["seq"])
+        assert s.page.inner_text("#undone") == want, name
+    gray = screens["gray"]
+    gray.open(f"/g/{gid}", table_game["seq"])
+    assert gray.page.inner_text("#undone").startswith("Zurückgenommen: 2 von Jürgen-Friedrich (Rot) auf C02.")
+    # Undone: the call ended before that bid is over again, so its card is back.
+    assert screens["table"].page.locator("#callover").is_visible()
+    # The log names the passes too, newest first.
+    log = screens["table"].page.eval_on_selector_all("#log li", "els => els.map(e => e.lastChild.textContent)")
+    assert log[:3] == ["Jürgen-Friedrich (Red) built 7 on C01.", "Maximilian (Blue) passed", "Dmitri Alexandrov (Gray) passed"]
+
+
+def tap(screen, nb):
+    x, y = screen.page.evaluate("""nb => { const g = document.querySelector('#map .nb[data-nb="' + nb + '"]');
+      g.scrollIntoView({block: 'center'}); const r = g.querySelector('.cell').getBoundingClientRect();
+      return [r.left + r.width / 2, r.top + r.height / 2]; }""", nb)
+    screen.page.touchscreen.tap(x, y)
+
+
+def check_sizes(table_game, lang, phase):
+    gid, seq = table_game["gid"], table_game["seq"]
+    problems = []
+    to_act = table_game["phones"]["blue"].api("GET", f"/api/games/{gid}")[1]["to_act"]
+    for color in sorted({to_act or "red", "white"}):
+        s = table_game["phones"][color]
+        s.lang(lang)
+        for size in PHONES:
+            s.open(f"/g/{gid}", seq, size)
+            problems += [f"{lang} {color} {size}: {p}" for p in s.layout()]
+            if phase == "playing" and color == to_act:
+                # The player to act: the sheet of values near the thumb, over the map, inside the screen.
+                legal = s.api("GET", f"/api/games/{gid}")[1]["legal"]["neighborhoods"]
+                tap(s, max(legal, key=lambda nb: len(legal[nb])))
+                s.page.locator("#values .btn.val:not(.no)").last.tap()
+                problems += [f"{lang} {color} {size} sheet: {p}" for p in s.layout()]
+                inside = s.page.evaluate(INSIDE_JS, "#confirm")
+                if inside != "inside":
+                    problems.append(f"{lang} {size}: Confirm {inside}")
+                if size == (390, 844) and lang == "en":
+                    s.shot("phone-your-turn")
+    t = table_game["table"]
+    t.lang(lang)
+    for size in TABLES:
+        t.open("/table", seq, size)
+        problems += [f"{lang} table {size}: {p}" for p in t.layout(no_scroll=True)]
+        problems += [f"{lang} table {size}: name wrapped: {n}" for n in t.page.evaluate(ONE_LINE_JS, ".ptable .pname .nm, .scores th .small, #status .who")]
+        for sel in (["#status", "#join-qr img"] if phase == "playing" else ["#end .scores tr.tot:last-child"]):
+            inside = t.page.evaluate(INSIDE_JS, sel)
+            if inside != "inside":
+                problems.append(f"{lang} table {size}: {sel} {inside}")
+        if lang == "en" and size in ((1920, 1080), (1280, 720)):
+            t.shot(f"table-{phase}-{size[0]}")
+    return problems
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_every_screen_fits_while_playing(table_game, lang):
+    problems = check_sizes(table_game, lang, "playing")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_end(table_game):
+    """Played on to the end through the API: every phone and the table show the tally."""
+    gid = table_game["gid"]
+    rng = random.Random(10)
+    phones = table_game["phones"]
+    while True:
+        status, view = phones["blue"].api("GET", f"/api/games/{gid}")
+        if view["phase"] == "finished":
+            break
+        mine = phones[view["to_act"]].api("GET", f"/api/games/{gid}")[1]
+        legal = mine["legal"]
+        if legal["pass"] and (not legal["neighborhoods"] or rng.random() < 0.4):
+            move = {"pass": True}
+        else:
+            nb = rng.choice(sorted(legal["neighborhoods"]))
+            move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
+        table_game["act"](view["to_act"], move)
+    table_game["tiebreak"] = view["tiebreak"]
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_every_screen_fits_at_the_end(table_game, lang):
+    problems = check_sizes(table_game, lang, "finished")
+    assert not problems, "\n".join(problems)
+    t = table_game["table"].page
+    decider = t.eval_on_selector_all("#end tr.decider th", "els => els.map(e => e.textContent)")
+    key = {"points": "row_total"}.get(table_game["tiebreak"], "row_buildings")
+    assert decider == [i18n.t(lang, key)]
