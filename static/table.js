@@ -19,11 +19,6 @@
     M.show($("callbox"), !view.call_over || view.phase === "finished");
     G.undone($("undone"), view);
     G.logList($("log"), view, 8);
-    // As many log lines as the column has room for: the table display never scrolls.
-    var side = document.querySelector(".tinfo"), ol = $("log");
-    M.show(ol.parentNode, true);
-    while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
-    M.show(ol.parentNode, !!ol.lastChild);
     M.playersPanel($("players"), view);
     M.show($("end"), view.phase === "finished");
     if (view.phase === "finished") {
@@ -34,6 +29,11 @@
     tonight();
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
+    // As many log lines as the column has room for: the table display never scrolls.
+    var side = document.querySelector(".tinfo"), ol = $("log");
+    M.show(ol.parentNode, true);
+    while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
+    M.show(ol.parentNode, !!ol.lastChild);
   }
 
   /* Between games (lobby or game over), tonight's standings: asked for again when a game ends or a new one opens. */

@@ -32,7 +32,7 @@ LAYOUT_JS = r"""(opts) => {
     const cs = getComputedStyle(e);
     if (cs.display.startsWith('inline') && cs.display !== 'inline-block' && cs.display !== 'inline-flex') continue;
     if (e.clientWidth && e.scrollWidth > e.clientWidth + 1) bad.push(`${label(e)} overflows its box sideways (${e.scrollWidth} > ${e.clientWidth}): ${e.textContent.slice(0, 60)}`);
-    if (cs.overflowY !== 'visible' && e.clientHeight && e.scrollHeight > e.clientHeight + 1)
+    if (e.clientHeight && e.scrollHeight > e.clientHeight + 1 && (cs.overflowY !== 'visible' || e.classList.contains('box')))
       bad.push(`${label(e)} clips its content (${e.scrollHeight} > ${e.clientHeight}): ${e.textContent.slice(0, 60)}`);
     const r = e.getBoundingClientRect();
     if (r.right > W + 1 || r.left < -1) bad.push(`${label(e)} is outside the screen sideways (${Math.round(r.left)}..${Math.round(r.right)})`);
