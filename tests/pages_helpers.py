@@ -122,7 +122,8 @@ class Device:
         return self.page.evaluate(BIDS_JS)
 
     def values(self) -> list[int]:
-        return [int(v) for v in self.page.eval_on_selector_all("#values button", "els => els.map(e => e.textContent)")]
+        """The values offered (a greyed, too-low value in the sheet only says why not)."""
+        return [int(v) for v in self.page.eval_on_selector_all("#values button:not(.no)", "els => els.map(e => e.textContent)")]
 
     def text(self, selector: str) -> str:
         return self.page.inner_text(selector)
