@@ -71,3 +71,31 @@ def test_every_call_end_in_random_games_names_the_builder_and_everyone_else_pass
         else:
             assert e["reason"] == NOBODY_COULD
         assert e["finished"] == after.finished
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_expert_tally_names_as_many_disjoint_groups_of_the_players_buildings_as_it_counts(seed):
+    # "Each building counts for one group only" (expert area cards): the named groups are disjoint and scored.
+    from companion.game.scoring import explain
+    setup, actions, states = random_game(random.Random(1000 + seed), setup=None)
+    end = states[-1]
+    if end.setup.mode != "expert":
+        setup, actions, states = random_game(random.Random(1000 + seed), setup=_expert(seed))
+        end = states[-1]
+    ex = explain(end, BOARD)
+    for seat in end.setup.seats:
+        d = ex["details"][seat.color]
+        groups = d["area_group_list"]
+        assert len(groups) == d["area_groups"]
+        mine = {nb for nb, b in end.built.items() if b.player == seat.color}
+        seen = [nb for g in groups for nb in g]
+        assert len(seen) == len(set(seen)) or seat.area == "districts"
+        assert set(seen) <= mine
+        assert all(len(g) == {"bridges": 2, "statues": 3, "lakes": 3, "chains": 3}.get(seat.area, len(g)) for g in groups)
+        if seat.area == "districts":
+            assert all(len(g) >= 3 for g in groups)
+
+
+def _expert(seed):
+    from games import random_setup
+    return random_setup(random.Random(seed), mode="expert")

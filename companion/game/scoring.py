@@ -39,6 +39,65 @@ def max_disjoint(groups: Iterable[frozenset]) -> int:
     return pack((1 << len(items)) - 1)
 
 
+def disjoint_groups(groups: Iterable[frozenset]) -> list[frozenset]:
+    """One largest set of pairwise-disjoint groups (as many as max_disjoint counts): what the tally names."""
+    groups = list(dict.fromkeys(groups))
+    items = sorted({x for g in groups for x in g})
+    bit = {x: 1 << i for i, x in enumerate(items)}
+    by_mask = {sum(bit[x] for x in g): g for g in groups}
+    masks = sorted(by_mask)
+    memo: dict[int, int] = {}
+
+    def pack(free: int) -> int:
+        if free not in memo:
+            fitting = [m for m in masks if m & free == m]
+            best = 0
+            if fitting:
+                union = 0
+                for m in fitting:
+                    union |= m
+                low = union & -union
+                best = pack(free & ~low)
+                for m in fitting:
+                    if m & low:
+                        best = max(best, 1 + pack(free & ~m))
+            memo[free] = best
+        return memo[free]
+
+    chosen, free = [], (1 << len(items)) - 1
+    while pack(free):
+        fitting = [m for m in masks if m & free == m]
+        union = 0
+        for m in fitting:
+            union |= m
+        low = union & -union
+        pick = next((m for m in fitting if m & low and 1 + pack(free & ~m) == pack(free)), None)
+        if pick is None:
+            free &= ~low          # the best packing leaves this element out
+        else:
+            chosen.append(by_mask[pick])
+            free &= ~pick
+    return chosen
+
+
+def area_group_list(board: Board, card: str, mine: set[str]) -> list[list[str]]:
+    """Expert area card: the buildings of each group that scored (the same count as area_groups)."""
+    if card == "bridges":
+        groups = disjoint_groups(frozenset(e) for e in board.bridges if e[0] in mine and e[1] in mine)
+    elif card == "statues":
+        groups = disjoint_groups(frozenset(s.neighborhoods) for s in board.statues if set(s.neighborhoods) <= mine)
+    elif card == "lakes":
+        groups = disjoint_groups(frozenset(trio) | {lake.id} for lake in board.lakes
+                                 for trio in combinations(sorted(mine.intersection(lake.neighborhoods)), 3))
+    elif card == "districts":
+        groups = [frozenset(mine.intersection(nbs)) for nbs in board.districts.values() if len(mine.intersection(nbs)) >= 3]
+    elif card == "chains":
+        groups = disjoint_groups(_chains(board, mine))
+    else:
+        raise ValueError(card)
+    return sorted(sorted(g & mine) for g in groups)
+
+
 def _lake_groups(lakes, mine: set[str]) -> int:
     """Most lakes that each get three of the player's buildings; the lake's own id keeps it to one group."""
     return max_disjoint(
@@ -130,7 +189,8 @@ def explain(state: State, board: Optional[Board] = None) -> dict:
             kinds = sorted(nb for nb in mine if board.neighborhoods[nb].kind == seat.neighborhood)
             neighborhood = len(kinds) * k["expert_neighborhood_objective_per_building_of_kind"]
             won = sorted(d for d, cs in tops.items() if seat.color in cs)
-            detail.update(area_groups=groups, neighborhood_buildings=kinds, highest_districts=won)
+            detail.update(area_groups=groups, neighborhood_buildings=kinds, highest_districts=won,
+                          area_group_list=area_group_list(board, seat.area, mine) if seat.area else [])
             high = len(won) * k["expert_highest_building_per_district"]
         else:
             hits = family_area_hits(board, seat.area, mine) if seat.area else []
