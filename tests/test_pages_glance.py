@@ -260,8 +260,8 @@ def check_sizes(table_game, lang, phase):
                 inside = s.page.evaluate(INSIDE_JS, "#confirm")
                 if inside != "inside":
                     problems.append(f"{lang} {size}: Confirm {inside}")
-                if size == (390, 844) and lang == "en":
-                    s.shot("phone-your-turn")
+                if lang == "en":
+                    s.shot(f"phone-sheet-{size[0]}")
     t = table_game["table"]
     t.lang(lang)
     for size in TABLES:
@@ -272,8 +272,8 @@ def check_sizes(table_game, lang, phase):
             inside = t.page.evaluate(INSIDE_JS, sel)
             if inside != "inside":
                 problems.append(f"{lang} table {size}: {sel} {inside}")
-        if lang == "en" and size in ((1920, 1080), (1280, 720)):
-            t.shot(f"table-{phase}-{size[0]}")
+        if lang == "en" or size == (1024, 600):
+            t.shot(f"table-{phase}-{size[0]}x{size[1]}" + ("" if lang == "en" else f"-{lang}"))
     return problems
 
 
@@ -311,3 +311,22 @@ def test_every_screen_fits_at_the_end(table_game, lang):
     decider = t.eval_on_selector_all("#end tr.decider th", "els => els.map(e => e.textContent)")
     key = {"points": "row_total"}.get(table_game["tiebreak"], "row_buildings")
     assert decider == [i18n.t(lang, key)]
+
+
+def test_with_no_game_yet_the_table_display_says_so_and_where_to_start(browser, start_server):  # noqa: F811
+    fresh = start_server()
+    t = Screen(browser, fresh, table=True)
+    try:
+        t.lang("fr")
+        t.open("/table")
+        t.page.wait_for_selector("#nogame", state="visible")
+        assert t.page.inner_text("#nogame h2") == i18n.t("fr", "no_game_yet")
+        assert t.page.inner_text("#start-here") == i18n.t("fr", "start_here", url=fresh.origin + "/")
+        assert not t.page.locator("#conn").is_visible()     # no endless "Reconnecting"
+        problems = []
+        for size in TABLES:
+            t.page.set_viewport_size({"width": size[0], "height": size[1]})
+            problems += [f"{size}: {p}" for p in t.layout(no_scroll=True)]
+        assert not problems, "\n".join(problems)
+    finally:
+        t.ctx.close()
