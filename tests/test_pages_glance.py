@@ -283,6 +283,24 @@ def test_every_screen_fits_while_playing(table_game, lang):
     assert not problems, "\n".join(problems)
 
 
+def test_you_passed_and_your_turn_is_in_the_title(table_game):
+    gid = table_game["gid"]
+    table_game["act"]("red", {"bid": "C02", "value": 2})
+    table_game["act"]("white", {"pass": True})
+    white, gray = table_game["phones"]["white"], table_game["phones"]["gray"]
+    for s in (white, gray):
+        s.lang("en")
+        s.open(f"/g/{gid}", table_game["seq"], (390, 844))
+    assert white.page.locator("#passed-note").is_visible()
+    assert white.page.inner_text("#passed-note") == "You passed: wait for the end of this call."
+    assert not gray.page.locator("#passed-note").is_visible()
+    assert gray.page.title().startswith("Your turn – ") and not white.page.title().startswith("Your turn")
+    # The log on the phone is one tap away, newest first, the pass included.
+    gray.page.locator("#logbox summary").tap()
+    first = gray.page.eval_on_selector_all("#log li", "els => els.map(e => e.lastChild.textContent)")[0]
+    assert first == "Anne-Charlotte (White) passed"
+
+
 def test_the_end(table_game):
     """Played on to the end through the API: every phone and the table show the tally."""
     gid = table_game["gid"]

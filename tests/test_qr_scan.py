@@ -203,7 +203,7 @@ def test_table_has_no_wifi_qr_unless_configured(start_server, devices):  # noqa:
     server = start_server()
     table = devices(server, table=True)
     table.goto("/table")
-    table.page.wait_for_selector("#status")
+    table.page.wait_for_selector("#nogame")     # no game yet: said so, with where to start one
     assert table.page.locator(".qrs img").count() == 1     # the (hidden until a game) join code only
 
 
