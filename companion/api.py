@@ -9,9 +9,10 @@ from urllib.parse import urlparse
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
-from . import i18n
+from . import i18n, names
 from .game.board import board_data
 from .game.errors import RuleError
+from .game.setup import check_saved_layout
 from .netaddr import join_url
 
 from .table import Refused, Table, device_id
@@ -253,18 +254,46 @@ def board():
     return response
 
 
+LAYOUTS_PER_DEVICE = 20   # a Pi's table reuses a handful; a device saving more is not a host
+LAYOUTS_IN_ALL = 200      # cookies can be thrown away: the whole Pi has a ceiling too
+
+
 @bp.get("/layouts")
 def layouts():
-    return jsonify(table().store.layouts())
+    """Names (and player counts) only; `?name=` gives that one layout with its tokens."""
+    name = request.args.get("name")
+    if name is None:
+        return jsonify(table().store.layouts())
+    layout = table().store.layout(name)
+    if layout is None:
+        raise Refused(404, "no_layout")
+    # Saved before layouts were checked on save: checked again before any page gets it.
+    players, removed = check_saved_layout(layout["tokens"])
+    return jsonify({"name": name, "players": players, "removed_districts": sorted(removed),
+                    "tokens": layout["tokens"]})
 
 
 @bp.post("/layouts")
 def save_layout():
+    """A layout is checked as strictly as a game's; only the device that saved a name may overwrite it."""
     data = payload({"name": (_NAME, True), "tokens": (_OBJ, True)})
+    name = names.clean(data["name"])
+    if name is None:
+        raise Refused(400, "bad_name")
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["tokens"].items()):
         raise Refused(400, "bad_type", field="tokens", kind="an object from neighborhood to token kind")
-    table().store.save_layout(data["name"].strip(), data["tokens"])
-    return jsonify(table().store.layouts()), 201
+    players, removed = check_saved_layout(data["tokens"])
+    store = table().store
+    old = store.layout(name)
+    if old is not None and old["device"] != g.device:
+        raise Refused(409, "layout_taken")
+    if old is None:
+        if store.layout_count(g.device) >= LAYOUTS_PER_DEVICE:
+            raise Refused(429, "layouts_full", limit=LAYOUTS_PER_DEVICE)
+        if store.layout_count() >= LAYOUTS_IN_ALL:
+            raise Refused(429, "layouts_full", limit=LAYOUTS_IN_ALL)
+    store.save_layout(name, dict(data["tokens"]), g.device, players)
+    return jsonify({"name": name, "players": players, "removed_districts": sorted(removed)}), 201
 
 
 @bp.get("/hardware")

@@ -7,7 +7,7 @@ from typing import Optional
 
 from flask import Flask
 
-from . import api, compress
+from . import api, compress, guard
 from .db import Store
 from .live import Hub
 from .table import Table
@@ -88,4 +88,6 @@ def create_app(config: Optional[dict] = None) -> Flask:
         from .history_web import bp as history_bp
 
         app.register_blueprint(history_bp)
+    # Outermost: a foreign Host is refused before routing; every answer carries the page policy.
+    app.wsgi_app = guard.Guard(app.wsgi_app, lambda: app.config["JOIN_URL"])
     return app

@@ -70,6 +70,8 @@ CREATE TABLE IF NOT EXISTS layouts (
     saved_at REAL NOT NULL
 );
 """
+# Added later: who saved a layout (only that device may overwrite it) and for how many players it is.
+LAYOUT_COLUMNS = {"device": "TEXT", "players": "INTEGER"}
 
 
 class Store:
@@ -92,6 +94,10 @@ class Store:
                 # Databases from before the global order: their rows keep moved NULL (the log is never rewritten).
                 conn.execute("ALTER TABLE events ADD COLUMN moved INTEGER")
             conn.executescript(SCHEMA)
+            have = {row[1] for row in conn.execute("PRAGMA table_info(layouts)")}
+            for column, kind in LAYOUT_COLUMNS.items():
+                if column not in have:
+                    conn.execute(f"ALTER TABLE layouts ADD COLUMN {column} {kind}")
             self._conn = conn
         return self._conn
 
@@ -173,17 +179,31 @@ class Store:
         for seq, kind, body, device in rows:
             yield seq, kind, json.loads(body), device
 
-    def save_layout(self, name: str, tokens: dict) -> None:
+    def save_layout(self, name: str, tokens: dict, device: Optional[str] = None, players: Optional[int] = None) -> None:
         with self._lock:
             self.conn.execute(
-                "INSERT INTO layouts (name, tokens, saved_at) VALUES (?, ?, ?) "
-                "ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, saved_at = excluded.saved_at",
-                (name, json.dumps(tokens, sort_keys=True), time.time()))
+                "INSERT INTO layouts (name, tokens, saved_at, device, players) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, saved_at = excluded.saved_at, "
+                "players = excluded.players",
+                (name, json.dumps(tokens, sort_keys=True), time.time(), device, players))
 
     def layouts(self) -> list[dict]:
+        """Every saved layout's name and player count, without the tokens: a list stays small however many there are."""
         with self._lock:
-            rows = self.conn.execute("SELECT name, tokens FROM layouts ORDER BY name").fetchall()
-        return [{"name": n, "tokens": json.loads(t)} for n, t in rows]
+            rows = self.conn.execute("SELECT name, players FROM layouts ORDER BY name").fetchall()
+        return [{"name": n, "players": p} for n, p in rows]
+
+    def layout(self, name: str) -> Optional[dict]:
+        with self._lock:
+            row = self.conn.execute("SELECT tokens, device FROM layouts WHERE name = ?", (name,)).fetchone()
+        return None if row is None else {"name": name, "tokens": json.loads(row[0]), "device": row[1]}
+
+    def layout_count(self, device: Optional[str] = None) -> int:
+        """How many layouts there are (saved by `device`, when given)."""
+        with self._lock:
+            if device is None:
+                return self.conn.execute("SELECT count(*) FROM layouts").fetchone()[0]
+            return self.conn.execute("SELECT count(*) FROM layouts WHERE device = ?", (device,)).fetchone()[0]
 
     def integrity(self) -> str:
         with self._lock:

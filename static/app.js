@@ -4,6 +4,7 @@ var M = (function () {
   var S = JSON.parse(document.getElementById("strings").textContent);
   var SVGNS = "http://www.w3.org/2000/svg";
   var INK = { blue: "#fff", red: "#fff", white: "#111", gray: "#fff" };
+  var TOKENS = ["trendy", "subway", "archaeological"];
 
   function fill(text, params) {
     return text.replace(/\{(\w+)\}/g, function (m, k) {
@@ -72,13 +73,12 @@ var M = (function () {
     for (var nb in this.hoods) {
       var h = this.hoods[nb];
       h.g.classList.toggle("off", removed.indexOf(h.district) >= 0);
-      var parts = [];
+      h.slot.textContent = "";
       var tok = (view.tokens || {})[nb];
-      if (tok) parts.push(useTag("t-" + tok, h.x + 12, h.y - 48, 36));
+      if (TOKENS.indexOf(tok) >= 0) h.slot.appendChild(useTag("t-" + tok, h.x + 12, h.y - 48, 36));
       var built = (view.built || {})[nb];
-      if (built) parts.push(building(built.color, built.value, h.x, h.y));
-      else if (bids[nb]) parts.push(bidPiece(bids[nb].b.color, bids[nb].b.value, h.x, h.y, bids[nb].last));
-      h.slot.innerHTML = parts.join("");
+      if (built) h.slot.appendChild(building(built.color, built.value, h.x, h.y));
+      else if (bids[nb]) h.slot.appendChild(bidPiece(bids[nb].b.color, bids[nb].b.value, h.x, h.y, bids[nb].last));
     }
   };
   Map.prototype.mark = function (legal, selected) {
@@ -95,19 +95,30 @@ var M = (function () {
       if (g) cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]);
     });
   };
-  function useTag(id, x, y, size) {
-    return '<use href="#' + id + '" x="' + x + '" y="' + y + '" width="' + size + '" height="' + size + '"/>';
+  /* SVG pieces, built node by node: whatever the server sends lands in attributes and text, never in markup. */
+  function svgEl(tag, attrs, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) if (attrs.hasOwnProperty(k)) e.setAttribute(k, String(attrs[k]));
+    if (text !== undefined) e.textContent = String(text);
+    return e;
   }
+  function useTag(id, x, y, size) {
+    return svgEl("use", { href: "#" + id, x: x, y: y, width: size, height: size });
+  }
+  function ink(color) { return INK.hasOwnProperty(color) ? INK[color] : "#111"; }
   function building(color, value, x, y) {
-    return '<g class="piece built c-' + color + '"><path d="M' + (x - 27) + ' ' + (y + 24) + 'v-30l27-20 27 20v30z"/>' +
-      '<text x="' + x + '" y="' + (y + 12) + '" fill="' + INK[color] + '" class="pl">' + letter(color) + '</text>' +
-      '<text x="' + (x + 19) + '" y="' + (y + 19) + '" fill="' + INK[color] + '" class="pv">' + value + '</text></g>';
+    var g = svgEl("g", { "class": "piece built c-" + color });
+    g.appendChild(svgEl("path", { d: "M" + (x - 27) + " " + (y + 24) + "v-30l27-20 27 20v30z" }));
+    g.appendChild(svgEl("text", { x: x, y: y + 12, fill: ink(color), "class": "pl" }, letter(color)));
+    g.appendChild(svgEl("text", { x: x + 19, y: y + 19, fill: ink(color), "class": "pv" }, value));
+    return g;
   }
   function bidPiece(color, value, x, y, last) {
-    return '<g class="piece bid c-' + color + (last ? ' last' : '') + '"><rect x="' + (x - 26) + '" y="' + (y - 26) +
-      '" width="52" height="52" rx="8"/><text x="' + x + '" y="' + (y + 13) + '" fill="' + INK[color] +
-      '" class="bv">' + value + '</text><text x="' + (x - 19) + '" y="' + (y - 12) + '" fill="' + INK[color] +
-      '" class="bl">' + letter(color) + '</text></g>';
+    var g = svgEl("g", { "class": "piece bid c-" + color + (last ? " last" : "") });
+    g.appendChild(svgEl("rect", { x: x - 26, y: y - 26, width: 52, height: 52, rx: 8 }));
+    g.appendChild(svgEl("text", { x: x, y: y + 13, fill: ink(color), "class": "bv" }, value));
+    g.appendChild(svgEl("text", { x: x - 19, y: y - 12, fill: ink(color), "class": "bl" }, letter(color)));
+    return g;
   }
 
   /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
@@ -239,7 +250,13 @@ var M = (function () {
       row.appendChild(el("td", "num", p.buildings || 0));
       var tk = el("td", "toks"), t = p.tokens || {};
       ["trendy", "subway", "archaeological"].forEach(function (k) {
-        if (t[k]) tk.insertAdjacentHTML("beforeend", '<span class="tk"><svg class="ti" viewBox="0 0 20 20"><use href="#t-' + k + '"/></svg>' + t[k] + "</span> ");
+        if (!t[k]) return;
+        var span = el("span", "tk"), icon = svgEl("svg", { "class": "ti", viewBox: "0 0 20 20" });
+        icon.appendChild(svgEl("use", { href: "#t-" + k }));
+        span.appendChild(icon);
+        span.appendChild(document.createTextNode(String(t[k])));
+        tk.appendChild(span);
+        tk.appendChild(document.createTextNode(" "));
       });
       row.appendChild(tk);
       tbl.appendChild(row);
