@@ -173,11 +173,50 @@ class RateLimit:
             return True
 
 
+# -- what one device may add to the log and the Pi's memory --
+
+CHANGES_PER_GAME = 100     # seat claims, renames, releases, cards and setups one device logs in one game
+_lobbies_lock = threading.Lock()
+
+
+def limit_writes() -> None:
+    """Every write that grows a store: a token bucket per device and a wider one per address."""
+    limits = current_app.extensions["write_limit"]
+    if not (limits[0].allow(g.device) and limits[1].allow(request.remote_addr or "")):
+        raise Refused(429, "rate_limited")
+
+
+def limit_changes(game) -> None:
+    if game.changes.get(g.device, 0) >= CHANGES_PER_GAME:
+        raise Refused(429, "names_full", limit=CHANGES_PER_GAME)
+
+
+def _open_lobbies(gids) -> list[str]:
+    games = table().games
+    return [gid for gid in gids if gid in games and games[gid].phase == "lobby"]
+
+
 # -- games --
 
 @bp.post("/games")
 def create_game():
-    game = table().create(payload(GAME_FIELDS), g.device)
+    options = payload(GAME_FIELDS)
+    limit_writes()
+    t = table()
+    # Games a device hosts that have not started yet; twice that per address, for devices that drop their cookie.
+    per_device = current_app.config["LOBBY_LIMIT"]
+    if sum(1 for game in list(t.games.values()) if game.host == g.device and game.phase == "lobby") >= per_device:
+        raise Refused(429, "games_full", limit=per_device)
+    address = request.remote_addr or ""
+    by_address = current_app.extensions["lobbies"]
+    with _lobbies_lock:
+        mine = by_address[address] = _open_lobbies(by_address.get(address, []))
+        if len(mine) >= 2 * per_device:
+            raise Refused(429, "games_full", limit=2 * per_device)
+        for other in [a for a, gids in by_address.items() if not _open_lobbies(gids)]:
+            del by_address[other]
+        game = t.create(options, g.device)
+        by_address.setdefault(address, []).append(game.id)
     return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id)}), 201
 
 
@@ -194,24 +233,33 @@ def get_game(gid: str):
 
 @bp.post("/games/<gid>/setup")
 def change_setup(gid: str):
-    return view_response(table().change_setup(gid, payload(GAME_FIELDS), g.device))
+    options = payload(GAME_FIELDS)
+    limit_writes()
+    limit_changes(table().get(gid))
+    return view_response(table().change_setup(gid, options, g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>")
 def claim_seat(gid: str, color: str):
     data = payload({"name": (_NAME, True)})
+    limit_writes()
+    limit_changes(table().get(gid))
     return view_response(table().claim_seat(gid, color, data["name"].strip(), g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>/release")
 def release_seat(gid: str, color: str):
     payload({})
+    limit_writes()
+    limit_changes(table().get(gid))
     return view_response(table().release_seat(gid, color, g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>/cards")
 def enter_cards(gid: str, color: str):
     data = payload({"area": (_STR, True), "neighborhood": (_OPT_STR, False)})
+    limit_writes()
+    limit_changes(table().get(gid))
     return view_response(table().enter_cards(gid, color, data["area"], data.get("neighborhood"), g.device))
 
 
@@ -283,6 +331,7 @@ def save_layout():
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["tokens"].items()):
         raise Refused(400, "bad_type", field="tokens", kind="an object from neighborhood to token kind")
     players, removed = check_saved_layout(data["tokens"])
+    limit_writes()
     store = table().store
     old = store.layout(name)
     if old is not None and old["device"] != g.device:

@@ -31,6 +31,9 @@ DEFAULTS = {
     "WIFI_SSID": None,
     "WIFI_PASSWORD": None,
     "RATE_LIMIT": 10.0,          # actions per second per device, with a burst of 20
+    "WRITE_RATE_LIMIT": 2.0,     # other writes (games, seats, names, cards, layouts) per second per device,
+                                 # burst 30; per address five times that
+    "LOBBY_LIMIT": 5,            # games one device hosts that have not started (per address: twice that)
     "MAX_CONTENT_LENGTH": 64 * 1024,
 }
 
@@ -42,6 +45,8 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
     "COMPANION_WIFI_SSID": ("WIFI_SSID", str),
     "COMPANION_WIFI_PASSWORD": ("WIFI_PASSWORD", str),
     "COMPANION_RATE_LIMIT": ("RATE_LIMIT", float),
+    "COMPANION_WRITE_RATE_LIMIT": ("WRITE_RATE_LIMIT", float),
+    "COMPANION_LOBBY_LIMIT": ("LOBBY_LIMIT", int),
 }
 
 
@@ -74,6 +79,9 @@ def create_app(config: Optional[dict] = None) -> Flask:
         app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)
     app.extensions["table"] = table
     app.extensions["rate_limit"] = api.RateLimit(app.config["RATE_LIMIT"], burst=20)
+    writes = app.config["WRITE_RATE_LIMIT"]
+    app.extensions["lobbies"] = {}   # address -> ids of the games created from it
+    app.extensions["write_limit"] = (api.RateLimit(writes, burst=30), api.RateLimit(writes * 5, burst=150))
 
     app.register_blueprint(api.bp)
     compress.init_app(app)

@@ -56,6 +56,7 @@ class Game:
     cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
     state: Optional[State] = None                      # None in the lobby
     actions: list = field(default_factory=list)
+    changes: dict = field(default_factory=dict)       # device -> seat, release, cards and setup events it logged
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _public: Optional[tuple[int, dict]] = field(default=None, repr=False)
     _public_json: Optional[tuple[dict, str]] = field(default=None, repr=False)
@@ -75,6 +76,8 @@ class Game:
     # -- the log's events, applied to memory (already checked; replay uses the same code) --
 
     def mutate(self, kind: str, body: dict, device: Optional[str], after: Optional[State] = None) -> None:
+        if kind in ("seat", "release", "cards", "setup"):
+            self.changes[device] = self.changes.get(device, 0) + 1
         if kind == "create":
             self.host = device
             self._configure(body)
