@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
 from . import i18n, names
+from .db import StoreError, StoreFull
 from .game.board import board_data
 from .game.errors import RuleError
 from .game.setup import check_saved_layout
@@ -140,6 +141,18 @@ def on_refused(e: Refused):
         response.status_code = 409
         return response
     return refuse(e.status, e.key, **e.params)
+
+
+@bp.errorhandler(StoreError)
+def on_store_error(e: StoreError):
+    """Nothing was recorded: the device is told why, in its language (a full disk is said as such)."""
+    key = e.key
+    if isinstance(e, StoreFull):
+        key = "disk_full" if request.endpoint == "api.act" else "disk_full_change"
+        current_app.logger.error("The disk is full: %s %s was not recorded.", request.method, request.path)
+    else:
+        current_app.logger.error("The database did not take %s %s: %s", request.method, request.path, e)
+    return refuse(507 if isinstance(e, StoreFull) else 503, key)
 
 
 @bp.errorhandler(RuleError)

@@ -73,6 +73,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
     app.extensions["leds"] = leds
 
     store = Store(db_path)
+    store.open()   # a damaged file is moved aside here, and what can be read of it recovered
     table = Table(store, Hub(), leds=leds)
     table.load()
     for gid, why in table.broken.items():

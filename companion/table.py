@@ -286,7 +286,12 @@ class Table:
         gid = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
         game = Game(gid)
         with game.lock:
-            self._commit(game, "create", body, device)
+            try:
+                self._commit(game, "create", body, device)
+            except BaseException:
+                with self._lock:  # not in the log: not a game
+                    self.games.pop(gid, None)
+                raise
         return game
 
     def change_setup(self, gid: str, options: dict, device: str) -> str:
