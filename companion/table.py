@@ -19,6 +19,7 @@ from .game.setup import (check_cards, check_colors, check_layout, check_mode, ch
                          make_setup, random_layout)
 from .game.state import Action, Bid, Pass, Seat, State
 from .live import Hub
+from .names import same as same_name
 
 
 class Refused(Exception):
@@ -325,6 +326,8 @@ class Table:
                 return views.view_json(game, device)
             if holder is not None and holder != device:
                 raise Refused(409, "seat_taken")
+            if any(same_name(other, name) for c, other in game.names.items() if c != color):
+                raise Refused(409, "name_taken")   # two "Ann"s at one table: nobody knows whose turn it is
             mine = game.seat_of(device)
             if mine is not None and mine != color:
                 raise Refused(409, "one_seat", color=mine)
@@ -395,10 +398,12 @@ class Table:
             return self._commit(game, "action", action.to_json(), device,
                                 call_ended=sum(after.built_count) > sum(st.built_count), after=after)
 
-    def undo(self, gid: str, device: str) -> str:
+    def undo(self, gid: str, device: str, expect_seq: Optional[int] = None) -> str:
         game = self.get(gid)
         with game.lock:
             self._host_only(game, device)
+            if expect_seq is not None and expect_seq != game.seq:
+                raise Refused(409, "stale")   # a retried undo must not take back a second action
             if not game.actions:
                 raise Refused(409, "nothing_to_undo")
             return self._commit(game, "undo", {"action": len(game.actions)}, device)
