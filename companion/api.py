@@ -74,7 +74,10 @@ def _same_origin(value: Optional[str]) -> bool:
     """Origin (or Referer) names this server: same host and port (a Host header may omit the port)."""
     if not value:
         return False
-    url = urlparse(value)
+    try:
+        url = urlparse(value)
+    except ValueError:   # "http://[::1" and the like: not an origin at all
+        return False
     if url.scheme not in ("http", "https") or not url.netloc:
         return False
     theirs = _host_port(url.netloc, "443" if url.scheme == "https" else "80")
@@ -118,7 +121,14 @@ def view_response(text: str) -> Response:
 
 def payload(fields: dict) -> dict:
     """The request's JSON object, with every field known and of the right type."""
-    data = request.get_json(silent=True)
+    try:
+        request.get_data(cache=True)
+    except Exception:  # the server's body reader: a broken chunk, a body cut short
+        raise Refused(400, "bad_request") from None
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:   # [[[[...]]]] deeper than the parser goes
+        data = None
     if not isinstance(data, dict):
         raise Refused(400, "bad_json")
     for name in data:
@@ -255,9 +265,12 @@ def change_setup(gid: str):
 @bp.post("/games/<gid>/seats/<color>")
 def claim_seat(gid: str, color: str):
     data = payload({"name": (_NAME, True)})
+    name = names.clean(data["name"])
+    if name is None:
+        raise Refused(400, "bad_name")
     limit_writes()
     limit_changes(table().get(gid))
-    return view_response(table().claim_seat(gid, color, data["name"].strip(), g.device))
+    return view_response(table().claim_seat(gid, color, name, g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>/release")
@@ -295,8 +308,10 @@ def act(gid: str):
 
 @bp.post("/games/<gid>/undo")
 def undo(gid: str):
-    payload({})
-    return view_response(table().undo(gid, g.device))
+    data = payload({"expect_seq": (_INT, False)})
+    if not current_app.extensions["rate_limit"].allow(g.device):
+        raise Refused(429, "rate_limited")
+    return view_response(table().undo(gid, g.device, data.get("expect_seq")))
 
 
 @bp.get("/games/<gid>/record")

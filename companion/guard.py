@@ -113,4 +113,4 @@ class Guard:
             body, kind = sentence.encode(), "text/plain; charset=utf-8"
         start_response("421 Misdirected Request", [("Content-Type", kind), ("Content-Length", str(len(body))),
                                                   ("Connection", "close"), *HEADERS])
-        return [body]
+        return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
