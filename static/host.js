@@ -113,6 +113,13 @@
         $("msg").className = "msg";
         return;
       }
+      // A saved layout is for the districts it leaves empty: those go out of play with it.
+      var out = Array.isArray(res.data.removed_districts) ? res.data.removed_districts : [];
+      if (res.data.players === players().length) {
+        var boxes = document.querySelectorAll("#removed input");
+        for (var i = 0; i < boxes.length; i++) boxes[i].checked = out.indexOf(boxes[i].value) >= 0;
+        removedBoxes();
+      }
       tokens = {};
       for (var nb in res.data.tokens) {
         if (R.token_kinds.indexOf(res.data.tokens[nb]) >= 0 && districtOf(nb)) tokens[nb] = res.data.tokens[nb];

@@ -75,7 +75,7 @@ def test_a_damaged_header_is_moved_aside_and_every_game_recovered(tmp_path):
         assert len(aside) == 1 and aside[0].read_bytes() == bytes(damaged)   # kept exactly as found
         page = Phone(server, lang="de").get("/").body.decode()
         assert "Die Datenbank des Tisches war nicht lesbar" in page and str(aside[0]) in page
-        assert "6 Spiele wurden daraus gerettet" in page
+        assert "Daraus gerettete Spiele: 6." in page
         assert _by_game(server.events()) == truth             # not one acknowledged event lost
         gid, phones = next(iter(games.items()))
         view = next(iter(phones.values())).view(gid)
@@ -129,7 +129,7 @@ def test_damaged_pages_recover_every_readable_game_and_lose_nothing_acknowledged
         assert diff == {}, diff
         assert kept > 0 and whole > 0
         page = Phone(server).get("/").body.decode()
-        assert "could not be read" in page and f"{len(got)} games were recovered" in page
+        assert "could not be read" in page and f"Games recovered from it: {len(got)}." in page
         # The table works on the fresh file: a new game, played.
         phones = {c: Phone(server) for c in ("blue", "red")}
         gid = create_game(phones["blue"], list(phones))
