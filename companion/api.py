@@ -8,6 +8,7 @@ from typing import Optional
 from urllib.parse import urlparse
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
+from werkzeug.exceptions import HTTPException
 
 from . import i18n, names
 from .db import StoreError, StoreFull
@@ -123,6 +124,8 @@ def payload(fields: dict) -> dict:
     """The request's JSON object, with every field known and of the right type."""
     try:
         request.get_data(cache=True)
+    except HTTPException:   # 413 and the like: already the right answer
+        raise
     except Exception:  # the server's body reader: a broken chunk, a body cut short
         raise Refused(400, "bad_request") from None
     try:
@@ -441,7 +444,6 @@ def live(gid: str) -> Response:
 
 def _json_errors(app) -> None:
     """404, 405 and 413 under /api answer in JSON, in the device's language."""
-    from werkzeug.exceptions import HTTPException
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):

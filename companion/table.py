@@ -326,11 +326,11 @@ class Table:
                 return views.view_json(game, device)
             if holder is not None and holder != device:
                 raise Refused(409, "seat_taken")
-            if any(same_name(other, name) for c, other in game.names.items() if c != color):
-                raise Refused(409, "name_taken")   # two "Ann"s at one table: nobody knows whose turn it is
             mine = game.seat_of(device)
             if mine is not None and mine != color:
                 raise Refused(409, "one_seat", color=mine)
+            if any(same_name(other, name) for c, other in game.names.items() if c != color):
+                raise Refused(409, "name_taken")   # two "Ann"s at one table: nobody knows whose turn it is
             return self._commit(game, "seat", {"color": color, "name": name}, device)
 
     def release_seat(self, gid: str, color: str, device: str) -> str:
