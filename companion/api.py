@@ -90,6 +90,8 @@ def guard_sockets() -> Optional[Response]:
     """A socket from a foreign page is refused before the handshake: it never gets a byte of a view."""
     if request.headers.get("Upgrade", "").lower() != "websocket" or not request.path.startswith("/api/"):
         return None
+    if not request.headers.get("Host"):
+        return refuse(400, "bad_request")   # RFC 6455 4.1: a handshake names its host
     if not _same_origin(request.headers.get("Origin")):
         return refuse(403, "bad_origin")
     return None
