@@ -81,9 +81,11 @@ def test_the_join_urls_host_is_this_server_and_pages_use_it(start_server, phone)
     status, body = raw(s, "GET", "/api/games/current", "metropolys.example:8123")
     assert status == 200
     p = phone(s)
-    gid = p.post("/api/games", {"mode": "family", "players": ["blue", "red"],
-                                "removed_districts": ["north", "east"]}).json["id"]
-    assert p.view(gid)["join_url"] == f"http://metropolys.example:8123/g/{gid}"
+    made = p.post("/api/games", {"mode": "family", "players": ["blue", "red"],
+                                 "removed_districts": ["north", "east"]}).json
+    gid = made["id"]
+    assert made["join_url"] == f"http://metropolys.example:8123/g/{gid}"
+    assert f"http://metropolys.example:8123/g/{gid}" in p.get(f"/g/{gid}").body.decode()
     c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=10)
     c.request("GET", f"/qr/join/{gid}.svg", headers={"Host": "metropolys.example:8123"})
     r = c.getresponse()
