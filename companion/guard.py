@@ -59,10 +59,12 @@ def host_allowed(host: Optional[str], names: Iterable[str], local_addr: Optional
     name = host_name(host)
     if name is None:
         return False
+    if name in names:   # also the join URL's address when it is one (a port forwarded to the Pi)
+        return True
     try:
         ip = ipaddress.ip_address(name)
     except ValueError:
-        return name in names
+        return False
     if ip.is_loopback:
         return True
     if local_addr:

@@ -100,3 +100,6 @@ def test_host_allowed_by_the_connections_own_address():
     assert host_allowed("[fe80::1]:8000", names, "fe80::1")
     assert not host_allowed("evil.example", names, "192.168.4.1")
     assert host_allowed(None, names, None)          # HTTP/1.0 without Host: no browser sent it
+    forwarded = own_names("http://203.0.113.9:8000")
+    assert host_allowed("203.0.113.9:8000", forwarded, "192.168.4.1")   # the join URL's address, forwarded
+    assert not host_allowed("203.0.113.10:8000", forwarded, "192.168.4.1")
