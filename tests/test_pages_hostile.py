@@ -160,6 +160,10 @@ def test_hostile_layouts_names_and_tokens_stay_text_on_every_page(hostile, devic
     for name in SHORT:
         assert name in table.text("#end")
     tw.clean()
+    hw = Watch(host)                                        # the history page lists the finished game
+    hw.goto("/history")
+    host.page.wait_for_function("n => document.body.textContent.includes(n)", arg=SHORT[1])
+    hw.clean()
     for c in ("blue", "red"):
         p = seats[c]
         d = devices(server, name=f"end-{c}")
@@ -174,14 +178,14 @@ def test_hostile_layouts_names_and_tokens_stay_text_on_every_page(hostile, devic
 
 def test_every_answer_carries_the_page_policy(hostile):
     p = Phone(hostile)
-    for path in ("/", "/table", "/g/evilgame", "/static/app.js", "/static/app.css", "/api/games/current",
+    for path in ("/", "/table", "/g/evilgame", "/history", "/api/history", "/static/app.js", "/static/app.css", "/api/games/current",
                  "/api/layouts", "/api/board", "/nowhere", "/api/nowhere", "/qr/join/evilgame.svg"):
         r = p.get(path)
         assert r.headers.get("Content-Security-Policy") == CSP, (path, r.status)
         assert r.headers.get("X-Content-Type-Options") == "nosniff", path
         assert r.headers.get("Referrer-Policy") == "same-origin", path
     # The pages hold no inline script or handler: the policy would block them.
-    for path in ("/", "/table", "/g/evilgame"):
+    for path in ("/", "/table", "/g/evilgame", "/history"):
         html = p.get(path).body.decode()
         markup = re.sub(r"<script[^>]*>.*?</script>", "", html, flags=re.S)
         assert not re.search(r"<[^>]*\son[a-z]+\s*=", markup), path

@@ -47,7 +47,9 @@ def paths(gid: str) -> list[tuple[str, str]]:
             ("POST", "/api/games"), ("POST", f"/api/games/{gid}/setup"), ("POST", f"/api/games/{gid}/seats/{c}"),
             ("POST", f"/api/games/{gid}/seats/{c}/release"), ("POST", f"/api/games/{gid}/seats/{c}/cards"),
             ("POST", f"/api/games/{gid}/start"), ("POST", f"/api/games/{gid}/actions"), ("POST", f"/api/games/{gid}/undo"),
-            ("POST", "/api/layouts"), ("POST", "/api/hardware/test")]
+            ("POST", "/api/layouts"), ("POST", "/api/hardware/test"),
+            ("GET", "/history"), ("GET", "/api/history?mode=x&q=%ED%A0%80"), ("GET", "/api/standings"),
+            ("GET", "/api/history.csv"), ("GET", f"/api/games/{gid}/bgstats"), ("POST", "/api/names/merge")]
 
 
 def mangle_path(rng: random.Random, path: str) -> str:
