@@ -58,6 +58,15 @@ def identify_device() -> None:
     g.device = device_id(cookie)
 
 
+@bp.before_app_request
+def notice_table_display() -> None:
+    """The Pi's own screen (the kiosk opens http://localhost/...) is the table display, and may act as host."""
+    addr = request.remote_addr or ""
+    host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
+    if host.lower() == "localhost" and (addr.startswith("127.") or addr == "::1"):
+        table().displays.add(g.device)
+
+
 @bp.after_app_request
 def set_device_cookie(response: Response) -> Response:
     if getattr(g, "new_cookie", None):
@@ -245,13 +254,40 @@ def create_game():
             del by_address[other]
         game = t.create(options, g.device)
         by_address.setdefault(address, []).append(game.id)
-    return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id)}), 201
+    return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
+                    "shown": game.shown}), 201
 
 
 @bp.get("/games/current")
 def current_game():
-    gid = table().current
-    return jsonify({"id": gid, "join_url": join_url(request.host_url, current_app.config, gid) if gid else None})
+    """The game the table shows (the host chose it): the front door offers it first."""
+    t = table()
+    game = t.games.get(t.current) if t.current else None
+    if game is None:
+        return jsonify({"id": None, "join_url": None, "phase": None})
+    return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
+                    "phase": game.phase,
+                    "players": [{"color": c, "name": game.names.get(c), "seated": c in game.devices}
+                                for c in game.colors],
+                    "host": game.can_host(g.device), "seated": game.seat_of(g.device),
+                    "setup": {"mode": game.mode, "players": list(game.colors),
+                              "removed_districts": sorted(game.removed), "deal": game.deal,
+                              "layout": game.layout}})
+
+
+@bp.get("/table")
+def table_display():
+    """Whether this device is a table display; a display also gets the code that makes another device one."""
+    t = table()
+    shown = g.device in t.displays
+    return jsonify({"display": shown, "code": t.display_code.value if shown else None})
+
+
+@bp.post("/table/claim")
+def claim_display():
+    data = payload({"code": (_STR, True)})
+    table().become_display(data["code"], g.device)
+    return jsonify({"display": True})
 
 
 @bp.get("/games/<gid>")
@@ -284,6 +320,70 @@ def release_seat(gid: str, color: str):
     limit_writes()
     limit_changes(table().get(gid))
     return view_response(table().release_seat(gid, color, g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>/code")
+def seat_code(gid: str, color: str):
+    payload({})
+    return view_response(table().seat_code(gid, color, g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>/move")
+def move_seat(gid: str, color: str):
+    data = payload({"code": (_STR, True), "name": (_NAME, False)})
+    if not current_app.extensions["rate_limit"].allow(g.device):
+        raise Refused(429, "rate_limited")
+    name = data["name"].strip() if "name" in data else None
+    return view_response(table().move_seat(gid, color, data["code"], name, g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>/remove")
+def remove_seat(gid: str, color: str):
+    payload({})
+    return view_response(table().remove_seat(gid, color, g.device))
+
+
+@bp.post("/games/<gid>/host")
+def hand_host(gid: str):
+    data = payload({"color": (_STR, False), "table": (_TRUE, False)})
+    if ("color" in data) == ("table" in data):
+        raise Refused(400, "missing_field", field="color")
+    if "table" in data:
+        return view_response(table().table_host(gid, g.device))
+    return view_response(table().hand_host(gid, data["color"], g.device))
+
+
+@bp.post("/games/<gid>/host/claim")
+def claim_host(gid: str):
+    data = payload({"code": (_STR, False)})
+    if not current_app.extensions["rate_limit"].allow(g.device):
+        raise Refused(429, "rate_limited")
+    return view_response(table().claim_host(gid, data.get("code"), g.device))
+
+
+@bp.post("/games/<gid>/host/approve")
+def approve_host(gid: str):
+    data = payload({"color": (_STR, True)})
+    return view_response(table().approve_host(gid, data["color"], g.device))
+
+
+@bp.post("/games/<gid>/pass-for")
+def pass_for(gid: str):
+    data = payload({"expect_seq": (_INT, False)})
+    return view_response(table().pass_for(gid, g.device, data.get("expect_seq")))
+
+
+@bp.post("/games/<gid>/abandon")
+def abandon(gid: str):
+    data = payload({"confirm": (_STR, True)})
+    return view_response(table().abandon(gid, data["confirm"], g.device))
+
+
+@bp.post("/games/<gid>/rematch")
+def rematch(gid: str):
+    data = payload({"rotate": (("true or false", lambda v: isinstance(v, bool)), False)})
+    game, text = table().rematch(gid, data.get("rotate", True), g.device)
+    return view_response(text)
 
 
 @bp.post("/games/<gid>/seats/<color>/cards")
@@ -389,7 +489,7 @@ def hardware_test():
     payload({})
     t = table()
     game = t.games.get(t.current) if t.current else None
-    if game is not None and game.phase == "playing" and game.host != g.device:
+    if game is not None and game.phase == "playing" and not game.can_host(g.device):
         raise Refused(403, "not_host")  # mid-game, only the host may take the LEDs away from the bidder
     leds = current_app.extensions.get("leds")
     if leds:
@@ -420,10 +520,15 @@ def live(gid: str) -> Response:
     if sock is None:
         return refuse(400, "bad_request")
     t = table()
-    game = t.find(gid)
-    sub = t.hub.join(gid, g.device, request.remote_addr or "") if game is not None else None
+    try:
+        game = t.get(gid)   # any case; old codes as they were
+    except Refused:
+        game = None
+    sub = t.hub.join(game.id, g.device, request.remote_addr or "") if game is not None else None
     if game is not None and sub is None:
         return refuse(429, "too_many_sockets")
+    if sub is not None:
+        t.presence(game.id)   # this seat is online again, in its own first view too
     try:
         sock.sendall(head)
     except OSError:   # the phone is gone already
@@ -438,7 +543,7 @@ def live(gid: str) -> Response:
         live.close(1008, "no such game")
     else:
         with game.lock:   # no change slips between this first view and the next publish
-            live = t.hub.attach(sub, sock, t.view_json(gid, g.device))
+            live = t.hub.attach(sub, sock, t.view_json(game.id, g.device))
     if detach is None:
         live.closed.wait()   # werkzeug's server (tests) or plain gunicorn: this thread waits it out
     return _Upgraded()

@@ -35,6 +35,7 @@ DEFAULTS = {
                                  # burst 30; per address five times that
     "LOBBY_LIMIT": 5,            # games one device hosts that have not started (per address: twice that)
     "MAX_CONTENT_LENGTH": 64 * 1024,
+    "HOST_AWAY": 120.0,          # seconds the host's device must be offline before a player may claim the role
 }
 
 ENV = {  # settings the systemd unit passes through /etc/default/metropolys-companion
@@ -47,6 +48,7 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
     "COMPANION_RATE_LIMIT": ("RATE_LIMIT", float),
     "COMPANION_WRITE_RATE_LIMIT": ("WRITE_RATE_LIMIT", float),
     "COMPANION_LOBBY_LIMIT": ("LOBBY_LIMIT", int),
+    "COMPANION_HOST_AWAY": ("HOST_AWAY", float),
 }
 
 
@@ -74,7 +76,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
 
     store = Store(db_path)
     store.open()   # a damaged file is moved aside here, and what can be read of it recovered
-    table = Table(store, Hub(), leds=leds)
+    table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]))
     table.load()
     for gid, why in table.broken.items():
         app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)

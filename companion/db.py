@@ -263,6 +263,20 @@ class Store:
                 row = self.conn.execute("SELECT game FROM events ORDER BY at DESC LIMIT 1").fetchone()
         return row[0] if row else None
 
+    def events_of(self, games: set[str]) -> Iterator[tuple[str, int, str, dict, Optional[str]]]:
+        """Every event of these games in the order they were logged (by the global count); rows from
+        before that count existed come first, game after game by their first event's clock."""
+        if not games:
+            return
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT e.game, e.seq, e.kind, e.body, e.device FROM events e "
+                "JOIN events f ON f.game = e.game AND f.seq = 1 "
+                "WHERE e.game IN (SELECT value FROM json_each(?)) "
+                "ORDER BY e.moved IS NOT NULL, e.moved, f.at, e.game, e.seq", (json.dumps(sorted(games)),)).fetchall()
+        for game, seq, kind, body, device in rows:
+            yield game, seq, kind, json.loads(body), device
+
     def latest_play(self) -> Optional[tuple[str, float]]:
         """(game, created_at) of the summarised game created last."""
         with self._lock:

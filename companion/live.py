@@ -3,6 +3,7 @@ a device keeps at most a few sockets (its newest) and an address at most a few m
 from __future__ import annotations
 
 import threading
+import time
 from typing import Callable, Optional
 
 from .wsloop import LiveSocket, Loop
@@ -44,6 +45,9 @@ class Hub:
         self._subs: dict[str, set[Subscriber]] = {}
         self._order: list[Subscriber] = []     # every open subscriber, oldest first
         self._lock = threading.Lock()
+        self.on_presence: Optional[Callable[[str], None]] = None   # the table: which seats went offline
+        self._left: dict[tuple[str, Optional[str]], float] = {}   # (game, device) -> when its last socket closed
+        self.started = time.monotonic()
 
     def join(self, game: str, device: Optional[str], address: str) -> Optional[Subscriber]:
         """A place for a new socket, or None when this address holds all it may. A device over its own
@@ -74,15 +78,32 @@ class Hub:
     def leave(self, sub: Subscriber) -> None:
         with self._lock:
             self._remove(sub)
+        if self.on_presence is not None:
+            self.on_presence(sub.game)
 
     def _remove(self, sub: Subscriber) -> None:
-        self._subs.get(sub.game, set()).discard(sub)
+        subs = self._subs.get(sub.game, set())
+        subs.discard(sub)
+        if not any(s.device == sub.device for s in subs):
+            self._left[(sub.game, sub.device)] = time.monotonic()
         if not self._subs.get(sub.game, True):
             del self._subs[sub.game]
         try:
             self._order.remove(sub)
         except ValueError:
             pass
+
+    def live(self, game: str) -> set[Optional[str]]:
+        """Devices with an open socket to this game: the table shows seats without one as offline."""
+        with self._lock:
+            return {s.device for s in self._subs.get(game, ())}
+
+    def away_for(self, game: str, device: Optional[str]) -> float:
+        """Seconds since this device's last socket to the game closed (since start if it never had one); 0 if live."""
+        with self._lock:
+            if any(s.device == device for s in self._subs.get(game, ())):
+                return 0.0
+            return time.monotonic() - self._left.get((game, device), self.started)
 
     def publish(self, game: str, render: Callable[[Optional[str]], str]) -> int:
         """Offer every listener its own view; `render(device)` is called once per distinct device."""

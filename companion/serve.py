@@ -70,6 +70,8 @@ def _announce(host: str, port: int, override: Optional[str]) -> None:
               f"phones can join once it is on a network (Wi-Fi, Ethernet or the hotspot), no restart needed; "
               f"the table display (http://127.0.0.1:{port}/table) then shows the join QR code.", flush=True)
         return
-    print(f"Metropolys companion is up. Join at {base}/  (table display: {base}/table)", flush=True)
+    # The front door: the game on the table first (join or watch), a new game second.
+    print(f"Metropolys companion is up. Join at {base}/ (the front door: the game on the table, or a new one;"
+          f" table display: {base}/table)", flush=True)
     print(qr_text(base + "/"), flush=True)
     sys.stdout.flush()

@@ -2,19 +2,25 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import queue
 import random
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Optional
 
-from . import history, views
+from . import codes, history, views
+from .codes import Code
 from .db import Store
 from .game.errors import RuleError
 from .game.record import to_record
 from .game.rules import apply, new_game
+from .game.board import PERIPHERAL, load_board
+from .game.rules import legal_actions
 from .game.setup import (check_cards, check_colors, check_layout, check_mode, check_removed, deal,
                          make_setup, random_layout)
 from .game.state import Action, Bid, Pass, Seat, State
@@ -58,15 +64,39 @@ class Game:
     state: Optional[State] = None                      # None in the lobby
     actions: list = field(default_factory=list)
     changes: dict = field(default_factory=dict)       # device -> seat, release, cards and setup events it logged
+    layout: str = "random"                            # how the tokens were chosen: "random" or "hand"
+    shown: bool = True                                # took the table display when created
+    abandoned: bool = False
+    next_game: Optional[str] = None                   # the rematch everyone moved on to
+    from_game: Optional[str] = None
+    notice: Optional[dict] = None                     # the last thing every screen announces
+    # In memory only (a restart voids them): codes that hand a seat to a new device, a host claim.
+    codes: dict = field(default_factory=dict, repr=False)           # colour -> Code
+    host_claim: Optional[dict] = field(default=None, repr=False)    # {"color", "code": Code}
+    offline: tuple = ()                               # seated colours with no live device
+    displays: set = field(default_factory=set, repr=False)          # the table's devices (shared)
+    rev: int = 0                                      # bumped on every change a view shows
+    host_gone: Callable[[], bool] = field(default=lambda: False, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _public: Optional[tuple[int, dict]] = field(default=None, repr=False)
     _public_json: Optional[tuple[dict, str]] = field(default=None, repr=False)
 
     @property
     def phase(self) -> str:
+        if self.abandoned:
+            return "abandoned"
         if self.state is None:
             return "lobby"
         return "finished" if self.state.finished else "playing"
+
+    @property
+    def in_progress(self) -> bool:
+        """Being played, or a lobby someone sat down in: a new game may not quietly take its table."""
+        return self.phase == "playing" or (self.phase == "lobby" and bool(self.devices))
+
+    def can_host(self, device: Optional[str]) -> bool:
+        """The host's device, or the table display (the Pi's own screen, or a device it let in)."""
+        return device is not None and (device == self.host or device in self.displays)
 
     def seat_of(self, device: Optional[str]) -> Optional[str]:
         for color, d in self.devices.items():
@@ -82,16 +112,46 @@ class Game:
         if kind == "create":
             self.host = device
             self._configure(body)
+            self.shown = body.get("shown", True)
+            self.from_game = body.get("from")
+            for color, (name, holder) in (body.get("seats") or {}).items():
+                self.devices[color], self.names[color] = holder, name
         elif kind == "setup":
+            cards = dict(self.cards)
             self._configure(body)
+            if body.get("removed_seat"):
+                self.cards = {c: v for c, v in cards.items() if c in self.colors}
+                self.notice = {"key": "notice_seat_removed", "color": body["removed_seat"], "seq": self.seq + 1}
+        elif kind == "move":
+            old = self.devices.get(body["color"])
+            self.devices[body["color"]] = device
+            if body.get("name"):
+                self.names[body["color"]] = body["name"]
+            if old is not None and old == self.host:
+                self.host = device     # the host role travels with its seat
+            self.codes.pop(body["color"], None)
+            self.notice = {"key": "notice_seat_moved", "color": body["color"], "seq": self.seq + 1}
+        elif kind == "host":
+            self.host = self.devices[body["color"]] if body.get("color") else device
+            self.host_claim = None
+            self.notice = {"key": "notice_host" if body.get("color") else "notice_host_table",
+                           "color": body.get("color"), "seq": self.seq + 1}
+        elif kind == "abandon":
+            self.abandoned = True
+            self.notice = {"key": "notice_abandoned", "seq": self.seq + 1}
+        elif kind == "rematch":
+            self.next_game = body["game"]
+            self.notice = {"key": "notice_rematch", "game": body["game"], "seq": self.seq + 1}
         elif kind == "seat":
             self.devices[body["color"]] = device
             self.names[body["color"]] = body["name"]
         elif kind == "release":
             self.devices.pop(body["color"], None)
-            self.names.pop(body["color"], None)
             if self.state is None:
+                self.names.pop(body["color"], None)
                 self.cards.pop(body["color"], None)
+            else:
+                self.notice = {"key": "notice_released", "color": body["color"], "seq": self.seq + 1}
         elif kind == "cards":
             self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
         elif kind == "start":
@@ -111,6 +171,7 @@ class Game:
         else:
             raise ValueError(f"unknown event kind {kind!r}")
         self.seq += 1
+        self.rev += 1
 
     def _configure(self, body: dict) -> None:
         self.mode = body["mode"]
@@ -118,6 +179,7 @@ class Game:
         self.removed = frozenset(body["removed_districts"])
         self.tokens = dict(body["tokens"])
         self.deal = body["deal"]
+        self.layout = body.get("layout", "random")
         for gone in set(self.devices) - set(self.colors):
             self.devices.pop(gone)
             self.names.pop(gone, None)
@@ -126,6 +188,18 @@ class Game:
     def setup(self):
         seats = [Seat(c, self.names.get(c, ""), *self.cards.get(c, (None, None))) for c in self.colors]
         return make_setup(self.mode, seats, self.removed, self.tokens)
+
+
+def _removed_for(players: int, removed: frozenset) -> frozenset:
+    """Districts out of play for a smaller table: those already out stay out, and the next the rules allow joins them."""
+    need = 4 - players
+    if len(removed) >= need:
+        return frozenset(removed)
+    pairs = load_board().district_pairs
+    for pair in sorted(pairs, key=lambda p: sorted(PERIPHERAL.index(d) for d in p)):
+        if need == 2 and removed <= pair:
+            return pair
+    return frozenset({next(d for d in PERIPHERAL if d not in removed)}) if need == 1 else frozenset(removed)
 
 
 def _action(body: dict) -> Action:
@@ -139,50 +213,65 @@ class Table:
 
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
 
-    def __init__(self, store: Store, hub: Hub, leds=None):
+    def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = 120.0):
         self.store = store
         self.hub = hub
+        # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
+        # must never wait for a game's lock (a bid's fsync): a thread of its own takes it from there.
+        hub.on_presence = self._presence_later
+        self._presence_q: "queue.SimpleQueue[str]" = queue.SimpleQueue()
+        self._presence_thread: Optional[threading.Thread] = None
         self.leds = leds
+        self.host_away = host_away        # seconds the host's device must be gone before a player may claim it
         self.games: dict[str, Game] = {}   # games not ended, and the current one
         self.opened: OrderedDict[str, Game] = OrderedDict()
         self.broken: dict[str, str] = {}   # game id -> why its log could not be replayed
         self._lock = threading.Lock()
         self.current: Optional[str] = None
+        self.displays: set[str] = set()    # devices that are the table display (memory only)
+        self.display_code = Code.fresh()   # shown on the Pi's own screen: makes another device a table display
 
     def load(self) -> None:
-        """Replay the games not ended; an ended game is a summary row, read when someone opens it.
-
-        A game that ended before summaries existed is replayed once, here, and its summary written.
-        """
-        newest: Optional[tuple[float, str]] = None
-        backfill = []
-        for gid, created in self.store.open_games():
-            game = self._replay(gid)
-            if game is None:
+        """Replay the games not ended, in the order the log was written, so the table shows what it showed:
+        the game the host chose, or else the game that moved last (by the log's count, never the clock).
+        An ended game is a summary row, read when someone opens it; one that ended before summaries
+        existed is replayed once, here, and its summary written."""
+        unsummarised = {gid for gid, _ in self.store.open_games()}
+        last = self.store.last_moved()
+        wanted = unsummarised | ({last} if last else set())   # the game on the table display may have ended: it is still shown
+        for gid, seq, kind, body, device in self.store.events_of(wanted):
+            if gid in self.broken:
                 continue
-            if game.phase in history.ENDED:
+            game = self.games.get(gid)
+            if game is None:
+                game = self.games[gid] = self._new_game(gid)
+            try:
+                if seq != game.seq + 1:
+                    raise ValueError(f"event {seq} follows event {game.seq}")
+                game.mutate(kind, body, device)
+            except Exception as e:  # any corruption: hand-edited file, older format, bug
+                # One unreadable game must not keep the others (and the table) from starting.
+                self.broken[gid] = f"event {game.seq + 1}: {e}"
+                del self.games[gid]
+                if self.current == gid:
+                    self.current = None
+                continue
+            self._follow(game, kind, body)
+        backfill = []
+        for gid, game in list(self.games.items()):
+            if game.phase not in history.ENDED:
+                continue
+            if gid in unsummarised:
                 backfill.append(history.record_play(self._summary(game, game.state), game.seq))
-            else:
-                self.games[gid] = game
-            newest = max(newest or (created, gid), (created, gid))
+            if gid != self.current:
+                del self.games[gid]
         if backfill:   # one transaction, one fsync
             self.store.write(lambda conn, at: [write(conn, at) for write in backfill])
-        # The game whose log moved last, never the clock's latest: a Pi without RTC or NTP jumps in time.
-        last = self.store.last_moved()
-        game = self.find(last) if last else None
-        if game is None:   # its log could not be replayed: the newest game that can
-            latest = self.store.latest_play()
-            if latest and (newest is None or (latest[1], latest[0]) > newest):
-                newest = (latest[1], latest[0])
-            game = self.find(newest[1]) if newest else None
-        if game is not None:
-            self.games[game.id] = game
-            self.opened.pop(game.id, None)
-            self.current = game.id
-            self._show_leds(game)
+        if self.current:
+            self._show_leds(self.games[self.current])
 
     def _replay(self, gid: str) -> Optional[Game]:
-        game = Game(gid)
+        game = self._new_game(gid)
         try:
             for seq, kind, body, device in self.store.events(gid):
                 game.mutate(kind, body, device)
@@ -220,21 +309,43 @@ class Table:
         while len(self.opened) > self.OPENED:
             self.opened.popitem(last=False)
 
-    def _keep(self, game: Game) -> None:
-        """After a change: this game is the current one and stays; an ended game it replaces leaves memory."""
+    def _keep(self, game: Game, before: Optional[str]) -> None:
+        """After a change: this game stays in memory; an ended game the table no longer shows leaves it."""
         with self._lock:
-            before = self.current
-            self.current = game.id
             self.games[game.id] = game
             self.opened.pop(game.id, None)
-            old = self.games.get(before) if before and before != game.id else None
+            old = self.games.get(before) if before and before != self.current else None
             if old is not None and old.phase in history.ENDED:
                 del self.games[before]
                 self.opened[before] = old
                 self._trim()
 
+    def _follow(self, game: Game, kind: str, body: dict) -> None:
+        """Which game the table display and the LEDs show after this event. A new game takes the table
+        when it was allowed to (`shown`), an abandoned one lets go of it, and any other move takes it only
+        from a game no longer in progress: never from a game being played, whatever changed last."""
+        if kind == "create" and "shown" in body:
+            if body["shown"]:
+                self.current = game.id
+            return
+        if kind == "abandon":
+            if self.current == game.id:
+                self.current = None
+            return
+        if kind == "rematch" or self.current == game.id:
+            return
+        shown = self.games.get(self.current) if self.current else None
+        if shown is None or not shown.in_progress:
+            self.current = game.id
+
+    def _new_game(self, gid: str) -> Game:
+        game = Game(gid, displays=self.displays)
+        game.host_gone = lambda: self.host_away_now(game)
+        return game
+
     def get(self, gid: str) -> Game:
-        game = self.find(gid)
+        """A game by its code, as typed: any case (old mixed-case codes still open as they were)."""
+        game = self.find(gid) or self.find(codes.normal(gid))
         if game is None:
             raise Refused(404, "no_game")
         return game
@@ -248,8 +359,10 @@ class Table:
         return views.view_json(self.get(gid), device)
 
     def view(self, gid: str, device: Optional[str]) -> Optional[dict]:
-        game = self.find(gid)
-        return views.view(game, device) if game else None
+        try:
+            return views.view(self.get(gid), device)
+        except Refused:
+            return None
 
     # -- the one path every change takes --
 
@@ -266,13 +379,25 @@ class Table:
             also = history.forget_play(game.id)
         self.store.append(game.id, game.seq + 1, kind, body, device, also=also)
         game.mutate(kind, body, device, after)
-        self._keep(game)
-        self.hub.publish(game.id, partial(views.view_json, game))
-        self._show_leds(game, call_ended)
+        before = self.current
+        self._follow(game, kind, body)
+        self._keep(game, before)
+        self._tell(game)
+        if before is not None and self.current is None:
+            self._show(None)   # the table let go of its game: every LED off
+        else:
+            self._show_leds(game, call_ended)
         return views.view_json(game, device)
 
+    def _tell(self, game: Game) -> None:
+        """Every device listening to this game gets its own new view."""
+        self.hub.publish(game.id, partial(views.view_json, game))
+
     def _show_leds(self, game: Game, call_ended: bool = False) -> None:
-        if self.leds is None:
+        if self.leds is None or game.id != self.current:
+            return   # the LEDs follow the game the table shows, like the table display
+        if game.abandoned:
+            self.leds.show("finished", [], None, [], None)   # nobody's turn, nobody won: every LED off
             return
         st = game.state
         winners = views.public(game).get("scores", {}).get("winners", []) if st and st.finished else []
@@ -282,10 +407,19 @@ class Table:
 
     # -- what devices may ask --
 
-    def create(self, options: dict, device: str) -> Game:
+    def create(self, options: dict, device: str, extra: Optional[dict] = None) -> Game:
+        """A new game; it takes the table display only if no game is in progress there, or its host asks."""
         body = self._check_options(options)
-        gid = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-        game = Game(gid)
+        body.update(extra or {})
+        with self._lock:
+            gid = codes.new(codes.GAME_LENGTH)
+            while gid in self.games or self.store.exists(gid):
+                gid = codes.new(codes.GAME_LENGTH)
+            shown_now = self.games.get(self.current) if self.current else None
+            body["shown"] = (shown_now is None or not shown_now.in_progress or shown_now.can_host(device)
+                             or body.get("from") == shown_now.id)
+            game = self._new_game(gid)
+            self.games[gid] = game
         with game.lock:
             try:
                 self._commit(game, "create", body, device)
@@ -294,6 +428,14 @@ class Table:
                     self.games.pop(gid, None)
                 raise
         return game
+
+    def _show(self, gid: Optional[str]) -> None:
+        """The table display and the LEDs move to this game (or to none)."""
+        self.current = gid
+        if gid:
+            self._show_leds(self.games[gid])
+        elif self.leds is not None:
+            self.leds.show("lobby", [], None, [], None)
 
     def change_setup(self, gid: str, options: dict, device: str) -> str:
         game = self.get(gid)
@@ -314,21 +456,27 @@ class Table:
         else:
             tokens = dict(check_layout(len(colors), removed, layout["tokens"]))
         return {"mode": mode, "players": list(colors), "removed_districts": sorted(removed),
-                "tokens": tokens, "deal": o.get("deal", "app"), "seed": seed}
+                "tokens": tokens, "deal": o.get("deal", "app"), "seed": seed,
+                "layout": "random" if layout == "random" else "hand"}
 
     def claim_seat(self, gid: str, color: str, name: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             if color not in game.colors:
                 raise Refused(404, "no_seat", color=color)
             holder = game.devices.get(color)
             if holder == device and game.names.get(color) == name:
                 return views.view_json(game, device)
             if holder is not None and holder != device:
-                raise Refused(409, "seat_taken")
+                # Said, never hidden: the page asks to pick again, it never seats anyone elsewhere.
+                raise Refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
             mine = game.seat_of(device)
             if mine is not None and mine != color:
                 raise Refused(409, "one_seat", color=mine)
+            if holder is None and game.phase != "lobby":
+                # A started game's free seat holds cards: only the device given its move code takes it.
+                raise Refused(403, "code_needed", color=color)
             if any(same_name(other, name) for c, other in game.names.items() if c != color):
                 raise Refused(409, "name_taken")   # two "Ann"s at one table: nobody knows whose turn it is
             return self._commit(game, "seat", {"color": color, "name": name}, device)
@@ -336,10 +484,242 @@ class Table:
     def release_seat(self, gid: str, color: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             self._host_only(game, device)
             if color not in game.devices:
                 raise Refused(404, "no_seat", color=color)
+            if game.phase in ("playing", "finished"):
+                game.codes[color] = Code.fresh(device)   # the host's screen shows it for the new phone
             return self._commit(game, "release", {"color": color}, device)
+
+    # -- seats on new devices --
+
+    def seat_code(self, gid: str, color: str, device: str) -> str:
+        """A code for this seat, shown only on the asking device: its holder, or the host when its phone is gone."""
+        game = self.get(gid)
+        with game.lock:
+            self._not_abandoned(game)
+            if color not in game.colors:
+                raise Refused(404, "no_seat", color=color)
+            holder = game.devices.get(color)
+            if device != holder:
+                if not game.can_host(device):
+                    raise Refused(403, "not_your_seat")
+                if holder is not None and holder in self.hub.live(game.id):
+                    raise Refused(409, "seat_live", color=color)
+            game.codes[color] = Code.fresh(device)
+            game.rev += 1
+            return views.view_json(game, device)
+
+    def move_seat(self, gid: str, color: str, code: str, name: Optional[str], device: str) -> str:
+        """The device with the seat's code takes the seat; the old device becomes a watcher."""
+        game = self.get(gid)
+        with game.lock:
+            if color not in game.colors:
+                raise Refused(404, "no_seat", color=color)
+            if game.phase == "abandoned":
+                raise Refused(409, "abandoned")
+            if game.devices.get(color) == device:
+                raise Refused(409, "one_seat", color=color)
+            mine = game.seat_of(device)
+            if mine is not None:
+                raise Refused(409, "one_seat", color=mine)
+            if device == game.host and game.phase != "lobby" and color not in game.devices:
+                # Issue 14: a host who released a seat may not sit in it and read its cards.
+                raise Refused(403, "host_no_seat")
+            held = game.codes.get(color)
+            if held is None or not held.check(code):
+                raise Refused(403, "bad_code")
+            if not game.names.get(color) and not name:
+                raise Refused(400, "missing_field", field="name")
+            return self._commit(game, "move", {"color": color, "name": name or None}, device)
+
+    def remove_seat(self, gid: str, color: str, device: str) -> str:
+        """Fewer players: the seat goes, and districts and tokens follow the rules for the new count."""
+        game = self.get(gid)
+        with game.lock:
+            self._host_only(game, device)
+            self._lobby_only(game)
+            if color not in game.colors:
+                raise Refused(404, "no_seat", color=color)
+            if color in game.devices:
+                raise Refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
+            players = [c for c in game.colors if c != color]
+            removed = _removed_for(len(players), game.removed)
+            options = {"mode": game.mode, "players": players, "removed_districts": sorted(removed),
+                       "deal": game.deal, "layout": "random"}
+            if game.layout == "hand" and len(players) == len(game.colors):
+                options["layout"] = {"tokens": game.tokens}
+            body = self._check_options(options)
+            body["removed_seat"] = color
+            return self._commit(game, "setup", body, device)
+
+    # -- the host role --
+
+    def hand_host(self, gid: str, color: str, device: str) -> str:
+        game = self.get(gid)
+        with game.lock:
+            self._not_abandoned(game)
+            self._host_only(game, device)
+            if color not in game.devices:
+                raise Refused(404, "no_seat", color=color)
+            return self._commit(game, "host", {"color": color}, device)
+
+    def table_host(self, gid: str, device: str) -> str:
+        """The table display takes the host role (it already may act as host; this makes it the host)."""
+        game = self.get(gid)
+        with game.lock:
+            if device not in self.displays:
+                raise Refused(403, "not_table")
+            return self._commit(game, "host", {}, device)
+
+    def claim_host(self, gid: str, code: Optional[str], device: str) -> str:
+        """A seated player asks for the role of a host long gone; the table confirms (code or another player)."""
+        game = self.get(gid)
+        with game.lock:
+            self._not_abandoned(game)
+            color = game.seat_of(device)
+            if color is None:
+                raise Refused(403, "not_seated")
+            if device == game.host:
+                raise Refused(409, "already_host")
+            if self.hub.away_for(game.id, game.host) < self.host_away:
+                raise Refused(409, "host_here", seconds=int(self.host_away))
+            claim = game.host_claim
+            if code is None:
+                if claim is None or claim["color"] != color or claim["code"].expired:
+                    game.host_claim = {"color": color, "code": Code.fresh(device, length=4)}
+                    game.rev += 1
+                    self._tell(game)
+                return views.view_json(game, device)
+            if claim is None or claim["color"] != color or not claim["code"].check(code):
+                raise Refused(403, "bad_code")
+            return self._commit(game, "host", {"color": color, "confirmed": "code"}, device)
+
+    def approve_host(self, gid: str, color: str, device: str) -> str:
+        game = self.get(gid)
+        with game.lock:
+            mine = game.seat_of(device)
+            if mine is None:
+                raise Refused(403, "not_seated")
+            claim = game.host_claim
+            if claim is None or claim["color"] != color or claim["code"].expired:
+                raise Refused(409, "no_claim", color=color)
+            if mine == color:
+                raise Refused(403, "approve_other")
+            if self.hub.away_for(game.id, game.host) < self.host_away:
+                raise Refused(409, "host_here", seconds=int(self.host_away))
+            return self._commit(game, "host", {"color": color, "confirmed": mine}, device)
+
+    def _presence_later(self, gid: str) -> None:
+        thread = self._presence_thread
+        if thread is None or not thread.is_alive() or getattr(thread, "pid", None) != os.getpid():
+            thread = threading.Thread(target=self._presence_worker, name="companion-presence", daemon=True)
+            thread.pid = os.getpid()
+            self._presence_thread = thread
+            thread.start()
+        self._presence_q.put(gid)
+
+    def _presence_worker(self) -> None:
+        while True:
+            gid = self._presence_q.get()
+            try:
+                self.presence(gid)
+            except Exception:   # one game's trouble must not stop the others' offline marks
+                pass
+
+    def presence(self, gid: str) -> None:
+        """A socket opened or closed: tell the table which seats have no live device."""
+        game = self.games.get(gid)
+        if game is None:
+            return
+        with game.lock:
+            live = self.hub.live(game.id)
+            offline = tuple(c for c in game.colors if c in game.devices and game.devices[c] not in live)
+            if offline == game.offline:
+                return
+            game.offline = offline
+            game.rev += 1
+            self._tell(game)
+        if game.host not in live:
+            # When the host's absence reaches the limit, the seated players' pages offer the claim.
+            timer = threading.Timer(self.host_away + 0.5, self._tell_if_away, (gid,))
+            timer.daemon = True
+            timer.start()
+
+    def _tell_if_away(self, gid: str) -> None:
+        game = self.games.get(gid)
+        if game is not None and game.phase in ("lobby", "playing"):
+            with game.lock:
+                game.rev += 1
+                self._tell(game)
+
+    def host_away_now(self, game: Game) -> bool:
+        return self.hub.away_for(game.id, game.host) >= self.host_away
+
+    def become_display(self, code: str, device: str) -> None:
+        """A device holding the code on the Pi's screen becomes a table display (and may act as host)."""
+        if not self.display_code.check(code):
+            if self.display_code.expired:
+                self.display_code = Code.fresh()
+            raise Refused(403, "bad_code")
+        self.displays.add(device)
+        self.display_code = Code.fresh()
+        for game in list(self.games.values()):
+            game.rev += 1
+
+    # -- acting for an absent player, ending, playing again --
+
+    def pass_for(self, gid: str, device: str, expect_seq: Optional[int]) -> str:
+        """The host passes for the player to act whose phone is gone; the log keeps who did it."""
+        game = self.get(gid)
+        with game.lock:
+            self._host_only(game, device)
+            if expect_seq is not None and expect_seq != game.seq:
+                raise Refused(409, "stale")
+            st = game.state
+            if st is None or game.phase != "playing":
+                raise Refused(409, "not_started" if st is None else "not_playing")
+            color = st.to_act_color
+            if game.devices.get(color) in self.hub.live(game.id):
+                raise Refused(409, "player_here", color=color)
+            if not legal_actions(st).can_pass:
+                raise RuleError("start_cannot_pass", player=color)
+            action = Pass(color)
+            after = apply(st, action)
+            body = dict(action.to_json(), by_host=True)
+            return self._commit(game, "action", body, device,
+                                call_ended=sum(after.built_count) > sum(st.built_count), after=after)
+
+    def abandon(self, gid: str, confirm: str, device: str) -> str:
+        game = self.get(gid)
+        with game.lock:
+            self._host_only(game, device)
+            if game.phase not in ("lobby", "playing"):
+                raise Refused(409, "not_playing")
+            if codes.normal(confirm) != codes.normal(game.id):
+                raise Refused(400, "confirm_game", game=game.id)
+            return self._commit(game, "abandon", {"actions": len(game.actions)}, device)
+
+    def rematch(self, gid: str, rotate: bool, device: str) -> tuple[Game, str]:
+        """Same seats, names and devices in a new lobby; every screen of the old game moves there."""
+        old = self.get(gid)
+        with old.lock:
+            self._host_only(old, device)
+            if old.phase not in ("finished", "abandoned"):
+                raise Refused(409, "not_finished")
+            if old.next_game:
+                raise Refused(409, "rematch_made", game=old.next_game)
+            colors = list(old.colors)
+            if rotate:
+                colors = colors[1:] + colors[:1]   # the next player clockwise starts
+            options = {"mode": old.mode, "players": colors, "removed_districts": sorted(old.removed),
+                       "deal": old.deal,
+                       "layout": {"tokens": old.tokens} if old.layout == "hand" else "random"}
+            seats = {c: [old.names[c], old.devices[c]] for c in colors if c in old.devices and old.names.get(c)}
+            new = self.create(options, old.host, extra={"from": old.id, "seats": seats, "rotate": rotate})
+            text = self._commit(old, "rematch", {"game": new.id, "rotate": rotate}, device)
+        return new, text
 
     def enter_cards(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
         game = self.get(gid)
@@ -384,6 +764,7 @@ class Table:
     def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             color = game.seat_of(device)
             if color is None:
                 raise Refused(403, "not_seated")
@@ -401,6 +782,7 @@ class Table:
     def undo(self, gid: str, device: str, expect_seq: Optional[int] = None) -> str:
         game = self.get(gid)
         with game.lock:
+            self._not_abandoned(game)
             self._host_only(game, device)
             if expect_seq is not None and expect_seq != game.seq:
                 raise Refused(409, "stale")   # a retried undo must not take back a second action
@@ -411,13 +793,20 @@ class Table:
     def record(self, gid: str) -> dict:
         game = self.get(gid)
         with game.lock:
+            if game.phase == "abandoned" and game.state is not None:
+                # The actions so far: `companion score` replays them to the state the game stopped in.
+                return to_record(game.state.setup, game.actions)
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
             return to_record(game.state.setup, game.actions)
 
     def _host_only(self, game: Game, device: str) -> None:
-        if device != game.host:
+        if not game.can_host(device):
             raise Refused(403, "not_host")
+
+    def _not_abandoned(self, game: Game) -> None:
+        if game.abandoned:
+            raise Refused(409, "abandoned")
 
     def _lobby_only(self, game: Game) -> None:
         if game.phase != "lobby":

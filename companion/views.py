@@ -13,7 +13,7 @@ from .game.scoring import explain
 
 def public(game) -> dict:
     """What the whole table may see; rebuilt once per change."""
-    if game._public and game._public[0] == game.seq:
+    if game._public and game._public[0] == game.rev:
         return game._public[1]
     st = game.state
     view: dict[str, Any] = {
@@ -23,7 +23,7 @@ def public(game) -> dict:
         "mode": game.mode,
         "deal": game.deal,
         "removed_districts": sorted(game.removed),
-        "to_act": st.to_act_color if st else None,
+        "to_act": st.to_act_color if st and not game.abandoned else None,
         "start_player": st.colors[st.start] if st and not st.finished else None,
         "players": [],
         "call": [],
@@ -35,9 +35,18 @@ def public(game) -> dict:
         "passed": [],
         "last_call": None,
         "actions": len(game.actions),
+        "host_color": game.seat_of(game.host),
+        "host_away": game.phase in ("lobby", "playing") and game.host_gone(),
+        "host_claim": {"color": game.host_claim["color"]} if game.host_claim else None,
+        "offline": [c for c in game.offline if c in game.devices],
+        "notice": game.notice,
+        "next_game": game.next_game,
+        "from_game": game.from_game,
+        "shown": game.shown,
     }
     for i, color in enumerate(game.colors):
         p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
+             "online": color in game.devices and color not in game.offline,
              "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
              "buildings": 0}
         if game.deal == "physical" and not st:
@@ -69,7 +78,7 @@ def public(game) -> dict:
             view["tiebreak"] = ex["tiebreak"]
             view["revealed"] = {s.color: {"area": s.area, "neighborhood": s.neighborhood}
                                 for s in st.setup.seats}
-    game._public = (game.seq, view)
+    game._public = (game.rev, view)
     return view
 
 
@@ -92,14 +101,22 @@ def view_json(game, device: Optional[str]) -> str:
 
 def private(game, device: Optional[str]) -> dict:
     """What only this device may see: host or not, its seat and cards, its legal moves."""
-    view: dict[str, Any] = {"host": device is not None and device == game.host}
+    view: dict[str, Any] = {"host": game.can_host(device), "table_display": device in game.displays}
     color = game.seat_of(device)
+    # Codes this device asked for (a seat's move code, shown on its own screen only).
+    mine = {c: code.value for c, code in game.codes.items()
+            if device is not None and code.issuer == device and not code.expired}
+    if mine:
+        view["move_codes"] = mine
+    # The table display shows the code that confirms a host claim; nobody else is sent it.
+    if view["table_display"] and game.host_claim and not game.host_claim["code"].expired:
+        view["host_claim_code"] = game.host_claim["code"].value
     view["legal"] = None
     if color:
         area, hood = game.cards.get(color, (None, None))
         view["you"] = {"color": color, "name": game.names.get(color), "area": area, "neighborhood": hood}
         st = game.state
-        if st and st.to_act_color == color:
+        if st and not game.abandoned and st.to_act_color == color:
             legal = legal_actions(st)
             view["legal"] = {"neighborhoods": {nb: list(legal.values) for nb in sorted(legal.neighborhoods)},
                              "pass": legal.can_pass}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Opens the table view full screen once the companion server answers; started by the desktop's autostart.
 set -u
-URL=${COMPANION_TABLE_URL:-http://127.0.0.1:8000/table}
+# localhost, not 127.0.0.1: the server knows the Pi's own screen by a loopback request to "localhost", and lets it act as host.
+URL=${COMPANION_TABLE_URL:-http://localhost:8000/table}
 WAIT=${COMPANION_KIOSK_WAIT:-90}
 
 for _ in $(seq "$WAIT"); do

@@ -2,9 +2,6 @@
 "use strict";
 var M = (function () {
   var S = JSON.parse(document.getElementById("strings").textContent);
-  var SVGNS = "http://www.w3.org/2000/svg";
-  var INK = { blue: "#fff", red: "#fff", white: "#111", gray: "#fff" };
-  var TOKENS = ["trendy", "subway", "archaeological"];
 
   function fill(text, params) {
     return text.replace(/\{(\w+)\}/g, function (m, k) {
@@ -46,80 +43,6 @@ var M = (function () {
     }, function () { return { ok: false, status: 0, data: { error: tr("network_error") } }; });
   }
   function errorOf(res) { return (res.data && res.data.error) || tr("network_error"); }
-
-  /* The map: paints tokens, buildings, bids and removed districts onto the server-drawn SVG. */
-  function Map(svg) {
-    this.svg = svg;
-    this.hoods = {};
-    var gs = svg.querySelectorAll(".nb");
-    for (var i = 0; i < gs.length; i++) {
-      var g = gs[i];
-      this.hoods[g.getAttribute("data-nb")] = {
-        g: g, x: +g.getAttribute("data-x"), y: +g.getAttribute("data-y"),
-        slot: svg.querySelector('.slot[data-nb="' + g.getAttribute("data-nb") + '"]'),
-        district: g.getAttribute("class").split("d-")[1]
-      };
-    }
-  }
-  Map.prototype.paint = function (view) {
-    var removed = view.removed_districts || [];
-    var lands = this.svg.querySelectorAll(".land");
-    for (var i = 0; i < lands.length; i++) {
-      var d = lands[i].getAttribute("class").split("d-")[1];
-      lands[i].classList.toggle("off", removed.indexOf(d) >= 0);
-    }
-    var bids = {};
-    (view.call || []).forEach(function (b, i, all) { bids[b.neighborhood] = { b: b, last: i === all.length - 1 }; });
-    for (var nb in this.hoods) {
-      var h = this.hoods[nb];
-      h.g.classList.toggle("off", removed.indexOf(h.district) >= 0);
-      h.slot.textContent = "";
-      var tok = (view.tokens || {})[nb];
-      if (TOKENS.indexOf(tok) >= 0) h.slot.appendChild(useTag("t-" + tok, h.x + 12, h.y - 48, 36));
-      var built = (view.built || {})[nb];
-      if (built) h.slot.appendChild(building(built.color, built.value, h.x, h.y));
-      else if (bids[nb]) h.slot.appendChild(bidPiece(bids[nb].b.color, bids[nb].b.value, h.x, h.y, bids[nb].last));
-    }
-  };
-  Map.prototype.mark = function (legal, selected) {
-    this.svg.classList.toggle("choosing", !!legal);
-    for (var nb in this.hoods) {
-      this.hoods[nb].g.classList.toggle("legal", !!legal && legal.hasOwnProperty(nb));
-      this.hoods[nb].g.classList.toggle("picked", nb === selected);
-    }
-  };
-  Map.prototype.onTap = function (cb) {
-    var self = this;
-    this.svg.addEventListener("click", function (ev) {
-      var g = ev.target.closest ? ev.target.closest(".nb") : null;
-      if (g) cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]);
-    });
-  };
-  /* SVG pieces, built node by node: whatever the server sends lands in attributes and text, never in markup. */
-  function svgEl(tag, attrs, text) {
-    var e = document.createElementNS(SVGNS, tag);
-    for (var k in attrs) if (attrs.hasOwnProperty(k)) e.setAttribute(k, String(attrs[k]));
-    if (text !== undefined) e.textContent = String(text);
-    return e;
-  }
-  function useTag(id, x, y, size) {
-    return svgEl("use", { href: "#" + id, x: x, y: y, width: size, height: size });
-  }
-  function ink(color) { return INK.hasOwnProperty(color) ? INK[color] : "#111"; }
-  function building(color, value, x, y) {
-    var g = svgEl("g", { "class": "piece built c-" + color });
-    g.appendChild(svgEl("path", { d: "M" + (x - 27) + " " + (y + 24) + "v-30l27-20 27 20v30z" }));
-    g.appendChild(svgEl("text", { x: x, y: y + 12, fill: ink(color), "class": "pl" }, letter(color)));
-    g.appendChild(svgEl("text", { x: x + 19, y: y + 19, fill: ink(color), "class": "pv" }, value));
-    return g;
-  }
-  function bidPiece(color, value, x, y, last) {
-    var g = svgEl("g", { "class": "piece bid c-" + color + (last ? " last" : "") });
-    g.appendChild(svgEl("rect", { x: x - 26, y: y - 26, width: 52, height: 52, rx: 8 }));
-    g.appendChild(svgEl("text", { x: x, y: y + 13, fill: ink(color), "class": "bv" }, value));
-    g.appendChild(svgEl("text", { x: x - 19, y: y - 12, fill: ink(color), "class": "bl" }, letter(color)));
-    return g;
-  }
 
   /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
   function live(gameId, onView, onState) {
@@ -198,6 +121,7 @@ var M = (function () {
     node.textContent = "";
     if (view.phase === "lobby") { node.textContent = tr("lobby"); return; }
     if (view.phase === "finished") { node.textContent = tr("game_over"); node.classList.add("over"); return; }
+    if (view.phase === "abandoned") { node.textContent = tr("abandoned_title"); node.classList.add("over"); return; }
     if (!view.to_act) return;
     var mine = view.you && view.you.color === view.to_act;
     node.appendChild(chip(view.to_act));
@@ -243,6 +167,8 @@ var M = (function () {
       var row = el("tr", p.color === view.to_act ? "acting" : "");
       var td = el("td"); td.appendChild(chip(p.color)); row.appendChild(td);
       var nm = el("td", "pname", (p.name || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : ""));
+      if (p.color === view.host_color) nm.appendChild(el("span", "tag", tr("host_mark")));
+      if (p.seated && p.online === false) nm.appendChild(el("span", "tag off", tr("offline_mark")));
       if (view.subway_card === p.color) nm.appendChild(el("span", "tag sub", tr("card_subway")));
       if (view.archaeological_card === p.color) nm.appendChild(el("span", "tag arch", tr("card_archaeological")));
       row.appendChild(nm);
@@ -364,6 +290,6 @@ var M = (function () {
   });
 
   return { S: S, tr: tr, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
-    api: api, errorOf: errorOf, Map: Map, live: live, status: status, callPanel: callPanel,
+    api: api, errorOf: errorOf, Map: BoardMap, live: live, status: status, callPanel: callPanel,
     playersPanel: playersPanel, endPanel: endPanel, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
 })();

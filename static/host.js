@@ -32,7 +32,7 @@
     }
     for (var i = 0; i < boxes.length; i++) {
       var b = boxes[i];
-      var ok = b.checked || (on.length < need && (need !== 2 || on.length === 0 || adjacent(on[0], b.value)));
+      var ok = b.checked || need === 1 || (on.length < need && (need !== 2 || on.length === 0 || adjacent(on[0], b.value)));
       b.disabled = !ok;
       b.parentNode.classList.toggle("disabled", !ok);
     }
@@ -51,6 +51,7 @@
     box.textContent = "";
     for (var nb in tokens) if (!inPlay(nb)) delete tokens[nb];
     map.paint({ tokens: tokens, removed_districts: removed });
+    map.list($("layout-list"), tokens, removed);
     if (n < 2 || n > 4) return false;
     var need = R.token_counts[String(n)], perKind = {}, perDistrict = {}, good = true;
     for (nb in tokens) {
@@ -143,6 +144,11 @@
       mode: radio("mode"), players: players(), removed_districts: checked("removed"),
       layout: radio("layout") === "hand" ? { tokens: tokens } : "random", deal: radio("deal")
     };
+    // A game in progress on the table: its host is told it stops being shown; anyone else that it stays.
+    if (current && (current.phase === "playing" || current.phase === "lobby") &&
+        current.players.some(function (p) { return p.seated; }) &&
+        !window.confirm(tr(current.host ? "replace_confirm" : "not_shown_warn", { game: current.id }))) return;
+    remember(body);
     $("create").disabled = true;
     M.api("POST", "/api/games", body).then(function (res) {
       $("create").disabled = false;
@@ -166,6 +172,76 @@
     });
   };
 
+  /* The front door: the game on the table first (join or watch), a new game second. */
+  var current = null;
+  function frontDoor() {
+    M.api("GET", "/api/games/current").then(function (res) {
+      current = res.ok && res.data && res.data.id ? res.data : null;
+      var on = !!current && (current.phase === "playing" || current.phase === "lobby");
+      M.show($("front"), on);
+      $("setup-title").textContent = tr(on ? "front_new" : "setup_title");
+      if (!on) return;
+      $("front-title").textContent = tr("front_current", { game: current.id });
+      var ul = $("front-players");
+      ul.textContent = "";
+      current.players.forEach(function (p) {
+        var li = M.el("li", "prow");
+        li.appendChild(M.chip(p.color));
+        li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + M.cap(term(p.color)) + " – " + (p.name || tr("seat_free"))));
+        ul.appendChild(li);
+      });
+      $("front-join").href = "/g/" + encodeURIComponent(current.id);
+    });
+  }
+
+  /* The form remembers the last game's choices; a count of players always comes with legal districts out. */
+  var KEY = "metropolys-setup";
+  function remember(body) {
+    try {
+      localStorage.setItem(KEY, JSON.stringify({ mode: body.mode, players: body.players, removed: body.removed_districts,
+        deal: body.deal, layout: radio("layout") }));
+    } catch (e) { /* private mode: nothing remembered */ }
+  }
+  function restore() {
+    var last = null;
+    try { last = JSON.parse(localStorage.getItem(KEY) || "null"); } catch (e) { last = null; }
+    if (!last || !Array.isArray(last.players)) return;
+    var list = $("seats");
+    last.players.slice().reverse().forEach(function (c) {
+      var li = list.querySelector('.seat-row[data-color="' + c + '"]');
+      if (li) list.insertBefore(li, list.firstChild);
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("#seats input"), function (i) { i.checked = last.players.indexOf(i.value) >= 0; });
+    Array.prototype.forEach.call(document.querySelectorAll("#removed input"), function (i) { i.checked = (last.removed || []).indexOf(i.value) >= 0; });
+    ["mode", "deal", "layout"].forEach(function (name) {
+      var r = document.querySelector("input[name=" + name + "][value=" + (last[name] || "x") + "]");
+      if (r) r.checked = true;
+    });
+  }
+  var lastCount = null;
+  function legalDistricts() {
+    var n = players().length, need = Math.max(0, 4 - n), on = checked("removed");
+    if (n === lastCount && on.length === need) return;
+    lastCount = n;
+    var boxes = Array.prototype.slice.call(document.querySelectorAll("#removed input"));
+    if (on.length === need) return;
+    boxes.forEach(function (b) { b.checked = false; });
+    if (need === 1) boxes[0].checked = true;
+    if (need === 2) {
+      for (var i = 0; i < boxes.length; i++) for (var j = i + 1; j < boxes.length; j++)
+        if (adjacent(boxes[i].value, boxes[j].value) && !checked("removed").length) { boxes[i].checked = true; boxes[j].checked = true; }
+    }
+  }
+  $("seats").addEventListener("change", function () { legalDistricts(); refresh(); });
+  /* With three players one district is out: ticking another moves the choice there. */
+  $("removed").addEventListener("change", function (ev) {
+    if (!ev.target.checked || Math.max(0, 4 - players().length) !== 1) return;
+    Array.prototype.forEach.call(document.querySelectorAll("#removed input"), function (b) { if (b !== ev.target) b.checked = false; });
+  });
+
+  restore();
+  legalDistricts();
   refresh();
   loadSaved();
+  frontDoor();
 })();

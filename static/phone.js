@@ -4,7 +4,9 @@
   var $ = M.$, tr = M.tr, term = M.term;
   var gameId = $("app").getAttribute("data-game");
   var map = new M.Map($("map"));
+  var checker = map.checker($("check"), $("layout-list"));
   var view = null, online = false, picked = null, value = null, busy = false, joinColor = null;
+  var hooks = [];   /* evening.js: seat moves, the host role, rematch, abandon */
   var AREAS = { family: ["bridges", "statues", "lakes", "borders"], expert: ["bridges", "statues", "lakes", "districts", "chains"] };
   var KINDS = ["mall", "administration", "industrial", "park", "lodgings"];
 
@@ -30,14 +32,19 @@
     turn();
     reminder();
     map.paint(view);
+    M.show($("layout"), view.phase === "lobby");
+    map.list($("layout-list"), view.tokens, view.removed_districts);
+    M.show($("check"), !!view.host && view.phase === "lobby");
+    checker.update(view.tokens, view.removed_districts);
     map.mark(myTurn() && online ? view.legal.neighborhoods : null, picked);
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("show-cards"), !!(view.you && (view.you.area || view.you.neighborhood)));
     M.show($("end"), view.phase === "finished");
     if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); } else plays = null;
-    M.show($("host-tools"), !!view.host && view.phase !== "lobby");
+    M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
     $("undo").disabled = !online || busy;
+    hooks.forEach(function (f) { f(view, online, busy); });
   }
 
   /* BG Stats' "push plays from other apps" links, the same for every phone: asked for once, at the end. */
@@ -90,14 +97,24 @@
         b.type = "button";
         b.onclick = function () { post("/seats/" + p.color + "/release", {}); };
         li.appendChild(b);
+      } else if (view.host && !p.name && view.players.length > 2) {
+        var rm = M.el("button", "btn small", tr("remove_seat"));
+        rm.type = "button";
+        rm.onclick = function () { post("/seats/" + p.color + "/remove", {}); };
+        li.appendChild(rm);
       }
       if (!p.name) free.push(p.color);
       ul.appendChild(li);
     });
     var canJoin = !view.you && free.length > 0;
     M.show($("join"), canJoin);
+    if (view.you) joinColor = null;
+    if (joinColor && free.indexOf(joinColor) < 0) {
+      // Taken a moment before by someone else: said, and never swapped for another colour.
+      say(tr("seat_taken", { color: M.cap(term(joinColor)) }));
+      joinColor = null;
+    }
     if (canJoin) {
-      if (free.indexOf(joinColor) < 0) joinColor = free[0];
       var box = $("join-colors");
       box.textContent = "";
       free.forEach(function (c) {
@@ -209,7 +226,8 @@
   $("join").onsubmit = function (ev) {
     ev.preventDefault();
     var name = $("join-name").value.trim();
-    if (!name || !joinColor) return;
+    if (!joinColor) { say(tr("pick_color_first")); return; }
+    if (!name) return;
     post("/seats/" + joinColor, { name: name }).then(function (res) {
       if (res && res.ok) { $("join-name").value = ""; sock.reopen(); }
       refresh();
@@ -247,5 +265,6 @@
     M.connBadge(on);
     render();
   });
-  window.__phone = { get view() { return view; }, get online() { return online; }, sock: sock };
+  window.__phone = { get view() { return view; }, get online() { return online; }, sock: sock,
+    gameId: gameId, post: post, refresh: refresh, say: say, onRender: function (f) { hooks.push(f); if (view) render(); } };
 })();

@@ -10,6 +10,8 @@
     M.mark($("app"), view, live);
     M.status($("status"), view);
     map.paint(view);
+    M.show($("layout"), view.phase === "lobby");
+    map.list($("layout-list"), view.tokens, view.removed_districts);
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("end"), view.phase === "finished");
@@ -17,6 +19,7 @@
       M.endPanel($("end-tally"), view, gameId);
       $("end-tally").insertBefore(M.el("h2", "", M.tr("game_over")), $("end-tally").firstChild);
     }
+    evening();
     tonight();
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
@@ -54,7 +57,24 @@
     if (!next || !next.phase) return;
     if (view && next.seq < view.seq && next.id === view.id) return;
     view = next;
-    render();
+    if (view.next_game) { follow(view.next_game); poll(); }   // a rematch: the table moves with the phones
+    else render();
+  }
+
+  /* Who has no live phone, what every screen is told, and the code that confirms a host claim. */
+  function evening() {
+    var n = view.notice, box = $("notice");
+    var recent = !!n && view.seq - n.seq < 6;
+    M.show(box, recent);
+    if (recent) box.textContent = M.tr(n.key, { color: n.color ? M.cap(M.term(n.color)) : "", game: n.game || "" });
+    var ul = $("offline");
+    ul.textContent = "";
+    (view.players || []).forEach(function (p) {
+      if (p.seated && p.online === false) ul.appendChild(M.el("li", "", M.tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
+    });
+    var claim = view.host_claim && view.host_claim_code;
+    M.show($("claim-code"), !!claim);
+    $("claim-code").textContent = claim ? M.tr("table_claim_code", { color: M.cap(M.term(view.host_claim.color)), code: view.host_claim_code }) : "";
   }
 
   // The server works the join URL out at each poll: a Pi that gets its address late shows the right code.
@@ -75,10 +95,31 @@
     sock = M.live(id, take, function (on) { live = on; M.connBadge(on); $("status").classList.toggle("stale", !on); render(); });
   }
 
+  /* The game the host chose (never simply the one changed last); none after an abandon. */
   function poll() {
     M.api("GET", "/api/games/current").then(function (res) {
       if (res.ok && res.data && res.data.id) follow(res.data.id, res.data.join_url);
-      else if (!gameId) $("status").textContent = M.tr("no_game_yet");
+      else if (res.ok) {
+        if (sock) { sock.stop(); sock = null; }
+        gameId = null;
+        view = null;
+        M.show($("join-qr"), false);
+        M.show($("end"), false);
+        $("status").className = "status big";
+        $("status").textContent = M.tr("no_game_yet");
+        $("app").setAttribute("data-phase", "none");
+        map.paint({});
+        $("players").textContent = "";
+        $("call").textContent = "";
+        $("lastcall").textContent = "";
+        $("notice").hidden = true;
+        $("offline").textContent = "";
+      }
+    });
+    M.api("GET", "/api/table").then(function (res) {
+      var code = res.ok && res.data && res.data.code;
+      M.show($("display-code"), !!code);
+      $("display-code").textContent = code ? M.tr("display_code_is", { code: code }) : "";
     });
   }
   poll();

@@ -1,0 +1,443 @@
+"""The board map's geometry, drawn from the board's own topology so what touches on screen touches on the board.
+
+Each neighborhood is the power cell (a weighted Voronoi cell) of a site kept in game/data/board-map.json; each lake
+is a water cell of its own (an L-shaped lake two). Two cells are pulled apart by a street's width where the board joins them by
+street and by a river's width everywhere else, so any two shapes that come close either share a street or
+have water between them. Bridges cross the river where the board has them; statues stand where their three
+neighborhoods meet. The tuned sites are checked against the board data by tests/test_boardmap.py.
+"""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+
+from .game.board import board_data
+
+W, H = 1000.0, 696.0          # the board artwork's 795 x 553 proportions
+STREET = 3.0                  # half a street: neighbors joined by street are 6 units apart
+WATER = 9.0                   # half a river: anything not joined by street is 18 units apart
+EDGE = 6.0                    # the city's edge
+MIN_BORDER = 24.0             # a shared border shorter than this would read as a corner
+
+
+def _clip(poly, nx, ny, c):
+    """Keeps the part of a convex polygon where nx*x + ny*y <= c."""
+    out = []
+    for i, p in enumerate(poly):
+        q = poly[(i + 1) % len(poly)]
+        dp, dq = nx * p[0] + ny * p[1] - c, nx * q[0] + ny * q[1] - c
+        if dp <= 0:
+            out.append(p)
+        if (dp < 0) != (dq < 0) and dp != dq:
+            s = dp / (dp - dq)
+            out.append((p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])))
+    return out
+
+
+def _bisector(p, wp, q, wq):
+    """Unit normal n (p towards q) and c so that the power bisector of p and q is n.x = c."""
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    length = math.hypot(dx, dy)
+    c = ((q[0] ** 2 + q[1] ** 2) - (p[0] ** 2 + p[1] ** 2) + wp - wq) / (2 * length)
+    return dx / length, dy / length, c
+
+
+def relation(raw: dict) -> dict[frozenset, str]:
+    """'street' or 'bridge' for every adjacent pair of the board data."""
+    return {frozenset((e["a"], e["b"])): "bridge" if e["bridge"] else "street" for e in raw["adjacencies"]}
+
+
+def _nearest(sites: dict, k: int):
+    """Each site's k nearest others: the only ones that can cut its cell when weights are modest (the tuner's shortcut)."""
+    return {i: sorted((j for j in sites if j != i), key=lambda j: math.dist(p, sites[j]))[:k] for i, p in sites.items()}
+
+
+def cells(sites: dict, weights: dict, rel: dict, street: float = STREET, gap=True, near=None, sides=None) -> dict[str, list]:
+    """The power cell of every site, pulled back half a street or half a river from each other site.
+
+    With `sides` (a dict), also fills sides[(i, j)] with the length of i's outline that faces j."""
+    out = {}
+    box = [(EDGE, EDGE), (W - EDGE, EDGE), (W - EDGE, H - EDGE), (EDGE, H - EDGE)]
+    for i, p in sites.items():
+        poly = [(v, None) for v in box]
+        for j in (near[i] if near else sites):
+            q = sites[j]
+            if j == i:
+                continue
+            nx, ny, c = _bisector(p, weights.get(i, 0.0), q, weights.get(j, 0.0))
+            lake = i.startswith("lake") or j.startswith("lake")
+            g = 0.0 if not gap or lake else street if rel.get(frozenset((i, j))) == "street" else WATER
+            poly = _clip_labeled(poly, nx, ny, c - g, j)
+            if not poly:
+                break
+        out[i] = [v for v, _ in poly]
+        if sides is not None:
+            for k, (v, label) in enumerate(poly):
+                if label is not None:
+                    sides[(i, label)] = sides.get((i, label), 0.0) + math.dist(v, poly[(k + 1) % len(poly)][0])
+    return out
+
+
+def shared_edges(land: dict) -> dict[frozenset, tuple]:
+    """For gap-free cells: each pair's common edge as (point, point), where their cells meet along a line."""
+    edges = {}
+    keys = list(land)
+    for n, i in enumerate(keys):
+        pi = land[i]
+        for j in keys[n + 1:]:
+            pj = land[j]
+            best = None
+            for a, b in zip(pi, pi[1:] + pi[:1]):
+                for c, d in zip(pj, pj[1:] + pj[:1]):
+                    if _same(a, d) and _same(b, c) or _same(a, c) and _same(b, d):
+                        if best is None or math.dist(a, b) > math.dist(*best):
+                            best = (a, b)
+            if best is None:
+                best = _overlap(pi, pj)
+            if best is not None and math.dist(*best) > 1e-6:
+                edges[frozenset((i, j))] = best
+    return edges
+
+
+def _same(a, b, eps=1e-6):
+    return abs(a[0] - b[0]) < eps and abs(a[1] - b[1]) < eps
+
+
+def _overlap(pi, pj, eps=1e-6):
+    """The longest collinear overlap of an edge of pi with an edge of pj (cells may split edges differently)."""
+    best = None
+    for a, b in zip(pi, pi[1:] + pi[:1]):
+        ux, uy = b[0] - a[0], b[1] - a[1]
+        length = math.hypot(ux, uy)
+        if length < eps:
+            continue
+        ux, uy = ux / length, uy / length
+        for c, d in zip(pj, pj[1:] + pj[:1]):
+            if abs(-uy * (c[0] - a[0]) + ux * (c[1] - a[1])) > 1e-4 or abs(-uy * (d[0] - a[0]) + ux * (d[1] - a[1])) > 1e-4:
+                continue
+            tc, td = ux * (c[0] - a[0]) + uy * (c[1] - a[1]), ux * (d[0] - a[0]) + uy * (d[1] - a[1])
+            lo, hi = max(0.0, min(tc, td)), min(length, max(tc, td))
+            if hi - lo > eps and (best is None or hi - lo > math.dist(*best)):
+                best = ((a[0] + ux * lo, a[1] + uy * lo), (a[0] + ux * hi, a[1] + uy * hi))
+    return best
+
+
+def area(poly) -> float:
+    return abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(poly, poly[1:] + poly[:1]))) / 2
+
+
+def inside(poly, pt, margin=0.0) -> bool:
+    """Whether pt lies in the convex polygon, at least `margin` from its edges."""
+    return _depth(poly, pt) >= margin
+
+
+def _depth(poly, pt) -> float:
+    """Distance from pt to the nearest edge line of a convex polygon (negative outside)."""
+    return _depth_in(_lines(poly), pt)
+
+
+def _lines(poly) -> list:
+    """Each edge of a convex polygon as (nx, ny, c) with n the inward unit normal: depth = nx*x + ny*y - c."""
+    s = _orientation(poly)
+    out = []
+    for a, b in zip(poly, poly[1:] + poly[:1]):
+        ex, ey = b[0] - a[0], b[1] - a[1]
+        length = math.hypot(ex, ey)
+        if length > 1e-9:
+            nx, ny = -s * ey / length, s * ex / length
+            out.append((nx, ny, nx * a[0] + ny * a[1]))
+    return out
+
+
+def _depth_in(lines, pt) -> float:
+    x, y = pt
+    return min(nx * x + ny * y - c for nx, ny, c in lines)
+
+
+def _orientation(poly) -> float:
+    return 1.0 if sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(poly, poly[1:] + poly[:1])) > 0 else -1.0
+
+
+def pole(poly) -> tuple[tuple[float, float], float]:
+    """The point deepest inside a convex polygon and its depth (the largest circle that fits)."""
+    lines = _lines(poly)
+    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    best, depth = (sum(xs) / len(xs), sum(ys) / len(ys)), -math.inf
+    step = max(max(xs) - min(xs), max(ys) - min(ys)) / 8
+    cx, cy = best
+    for _ in range(5):
+        for i in range(-4, 5):
+            for j in range(-4, 5):
+                pt = (cx + i * step, cy + j * step)
+                d = _depth_in(lines, pt)
+                if d > depth:
+                    best, depth = pt, d
+        cx, cy = best
+        step /= 3
+    return best, depth
+
+
+def power_center(p, wp, q, wq, r, wr):
+    """The point of equal power to three sites: where their three cells meet."""
+    n1x, n1y, c1 = _bisector(p, wp, q, wq)
+    n2x, n2y, c2 = _bisector(p, wp, r, wr)
+    det = n1x * n2y - n1y * n2x
+    return ((c1 * n2y - c2 * n1y) / det, (n1x * c2 - n2x * c1) / det)
+
+
+@lru_cache(maxsize=1)
+def map_data() -> dict:
+    """The tuned sites and weights (board percent, squared map units), kept beside the board data."""
+    return json.loads(resources.files("companion.game").joinpath("data/board-map.json").read_text("utf-8"))
+
+
+def lake_of(site: str) -> str:
+    """An L-shaped lake is two water cells: 'lake-east' and 'lake-east/2' are both the east lake."""
+    return site.split("/")[0]
+
+
+def sites_from(data: dict) -> tuple[dict, dict]:
+    sites = {k: (v[0] * W / 100, v[1] * H / 100) for k, v in data["sites"].items()}
+    return sites, dict(data.get("weights", {}))
+
+
+def _clip_labeled(poly, nx, ny, c, label):
+    """_clip that remembers, for each vertex, which site's bisector the edge leaving it lies on."""
+    out = []
+    for i, (p, lp) in enumerate(poly):
+        q, _ = poly[(i + 1) % len(poly)]
+        dp, dq = nx * p[0] + ny * p[1] - c, nx * q[0] + ny * q[1] - c
+        if dp <= 0:
+            out.append((p, lp))
+        if (dp < 0) != (dq < 0) and dp != dq:
+            s = dp / (dp - dq)
+            x = (p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1]))
+            out.append((x, label if dp <= 0 else lp))
+    return out
+
+
+def borders(sites: dict, weights: dict, near=None) -> tuple[dict, dict]:
+    """Gap-free cells and, for each pair of sites whose cells meet along a line, that common edge."""
+    land, edges = {}, {}
+    box = [(EDGE, EDGE), (W - EDGE, EDGE), (W - EDGE, H - EDGE), (EDGE, H - EDGE)]
+    for i, p in sites.items():
+        poly = [(v, None) for v in box]
+        for j in (near[i] if near else sites):
+            q = sites[j]
+            if j != i:
+                nx, ny, c = _bisector(p, weights.get(i, 0.0), q, weights.get(j, 0.0))
+                poly = _clip_labeled(poly, nx, ny, c, j)
+                if not poly:
+                    break
+        land[i] = [v for v, _ in poly]
+        for k, (v, label) in enumerate(poly):
+            if label is not None:
+                w = poly[(k + 1) % len(poly)][0]
+                key = frozenset((i, label))
+                if math.dist(v, w) > math.dist(*edges.get(key, ((0, 0), (0, 0)))):
+                    edges[key] = (v, w)
+    return land, edges
+
+
+# What a neighborhood holds, in map units: its number, its kind's icon, a token, and a bid or a building.
+LABEL_W, LABEL_H, ICON, TOKEN, PIECE = 48.0, 22.0, 22.0, 34.0, 44.0
+LABEL_FONT = 24.0
+ROOM = 3.0                    # every box stays this far inside its shape
+STATUE_R, BRIDGE_W, BRIDGE_OVER = 12.0, 12.0, 9.0
+
+
+def _templates(token: bool, icon: bool = True):
+    """Arrangements of the boxes around an anchor, as {part: (cx, cy, w, h)} at scale 1."""
+    out = [_drop_icon(t) for t in _templates_with_icon(token)] if not icon else _templates_with_icon(token)
+    return out
+
+
+def _drop_icon(tpl):
+    """A cramped shape keeps its number and its colour; the kind's icon goes, the label moves to the middle."""
+    out = {k: v for k, v in tpl.items() if k != "icon"}
+    lx, ly, lw, lh = out["label"]
+    ix = tpl["icon"][0]
+    out["label"] = ((lx + ix) / 2 if abs(tpl["icon"][1] - ly) < 1 and abs(ix - lx) < ICON + LABEL_W else lx, ly, lw, lh)
+    return out
+
+
+def _templates_with_icon(token: bool):
+    head = ICON + 2 + LABEL_W
+    lower = [("token", TOKEN), ("piece", PIECE)] if token else [("piece", PIECE)]
+    row = sum(s for _, s in lower) + 6 * (len(lower) - 1)
+    out = []
+    for flip in (1, -1):                      # name above the pieces, or below them
+        tall = LABEL_H + 4 + PIECE
+        top, bottom = -flip * (tall / 2 - LABEL_H / 2), flip * (tall / 2 - PIECE / 2)
+        parts = {"icon": (-head / 2 + ICON / 2, top, ICON, ICON), "label": (head / 2 - LABEL_W / 2, top, LABEL_W, LABEL_H)}
+        x = -row / 2
+        for name, size in lower:
+            parts[name] = (x + size / 2, bottom, size, size)
+            x += size + 6
+        out.append(parts)
+    tall = LABEL_H + sum(4 + s for _, s in lower)  # a column, for narrow shapes
+    y = -tall / 2
+    parts = {"icon": (-head / 2 + ICON / 2, y + LABEL_H / 2, ICON, ICON), "label": (head / 2 - LABEL_W / 2, y + LABEL_H / 2, LABEL_W, LABEL_H)}
+    y += LABEL_H
+    for name, size in lower:
+        parts[name] = (0.0, y + 4 + size / 2, size, size)
+        y += 4 + size
+    out.append(parts)
+    x = -(row + 6 + head) / 2                      # a row, for flat shapes
+    parts = {}
+    for name, size in lower:
+        parts[name] = (x + size / 2, 0.0, size, size)
+        x += size + 6
+    parts["icon"] = (x + ICON / 2, 0.0, ICON, ICON)
+    parts["label"] = (x + ICON + 2 + LABEL_W / 2, 0.0, LABEL_W, LABEL_H)
+    out.append(parts)
+    return out
+
+
+def _blocked(parts, obstacles) -> bool:
+    for cx, cy, w, h in parts.values():
+        for ox, oy, r in obstacles:
+            if math.hypot(max(abs(ox - cx) - w / 2, 0.0), max(abs(oy - cy) - h / 2, 0.0)) < r + 1:
+                return True
+    return False
+
+
+def _anchors(poly, tpl, scale):
+    """Where an arrangement's anchor may go so every box stays ROOM inside the convex shape: a convex region."""
+    s = _orientation(poly)
+    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    region = [(min(xs), min(ys)), (max(xs), min(ys)), (max(xs), max(ys)), (min(xs), max(ys))]
+    for a, b in zip(poly, poly[1:] + poly[:1]):
+        ex, ey = b[0] - a[0], b[1] - a[1]
+        length = math.hypot(ex, ey)
+        if length < 1e-9:
+            continue
+        nx, ny = -s * ey / length, s * ex / length          # inward
+        need = max(ROOM + nx * a[0] + ny * a[1] - scale * (nx * cx + ny * cy) + scale * (abs(nx) * w + abs(ny) * h) / 2
+                   for cx, cy, w, h in tpl.values())
+        region = _clip(region, -nx, -ny, -need)
+        if len(region) < 3:
+            return []
+    return region
+
+
+def arrange(poly, token: bool, obstacles=()) -> dict:
+    """Where a neighborhood's label, icon, token and piece go: the largest arrangement that fits, with the most room."""
+    tries = [(scale, True) for scale in (1.0, 0.92, 0.84, 0.76)] + [(scale, False) for scale in (0.84, 0.76, 0.68, 0.6, 0.52)]
+    for scale, icon in tries + [(0.52, None), (0.45, None)]:   # None: cramped, let a statue or bridge end overlap
+        if icon is None:
+            icon, obstacles = False, ()
+        best, room = None, -math.inf
+        for tpl in _templates(token, icon):
+            region = _anchors(poly, tpl, scale)
+            if not region:
+                continue
+            (ax, ay), depth = pole(region)
+            if depth <= room:
+                continue
+            for (x, y), d in _candidates(region, (ax, ay), depth):
+                if d < 0 or d <= room:
+                    break
+                parts = {k: (x + scale * cx, y + scale * cy, scale * w, scale * h) for k, (cx, cy, w, h) in tpl.items()}
+                if not _blocked(parts, obstacles):
+                    best, room = parts, d
+                    break
+        if best:
+            return {"scale": scale, **best}
+    # No room anywhere (the smallest blind alleys): the number at the deepest point, a piece beside it, both small.
+    (px, py), depth = pole(poly)
+    lines = _lines(poly)
+    far = max(((x, y) for x in _frange(px - 60, px + 60, 2) for y in _frange(py - 60, py + 60, 2)
+               if _depth_in(lines, (x, y)) >= 6), key=lambda p: math.dist(p, (px, py)), default=(px, py))
+    dx, dy = far[0] - px, far[1] - py
+    k = 0.45
+    return {"scale": k, "cramped": True, "label": (px - dx * 0.3, py - dy * 0.3, k * LABEL_W, k * LABEL_H),
+            "piece": (px + dx * 0.6, py + dy * 0.6, k * PIECE, k * PIECE)}
+
+
+def _candidates(region, at, depth):
+    """The region's deepest point first, then (only if that one is blocked) a grid of others, deepest first."""
+    yield at, depth
+    lines = _lines(region)
+    xs, ys = [p[0] for p in region], [p[1] for p in region]
+    step = max(2.0, max(max(xs) - min(xs), max(ys) - min(ys)) / 12)
+    yield from sorted((((x, y), _depth_in(lines, (x, y))) for x in _frange(min(xs), max(xs), step)
+                       for y in _frange(min(ys), max(ys), step)), key=lambda c: -c[1])
+
+
+def _frange(lo, hi, step):
+    x = lo
+    while x <= hi:
+        yield x
+        x += step
+
+COMPASS = 50.0               # the strip above a portrait map that says where north is
+
+
+def _turn(portrait: bool):
+    """Board units to map units: a portrait map is the board turned a quarter clockwise (north to the right)."""
+    return (lambda p: (H - p[1], p[0] + COMPASS)) if portrait else (lambda p: (p[0], p[1]))
+
+
+def _path(poly) -> str:
+    return "M" + "L".join(f"{x:.1f},{y:.1f}" for x, y in poly) + "Z"
+
+
+@lru_cache(maxsize=1)
+def _geometry():
+    """The cells in board units, once for both orientations."""
+    raw = board_data()
+    rel = relation(raw)
+    sites, weights = sites_from(map_data())
+    near = _nearest(sites, 24)
+    _, edges = borders(sites, weights, near)
+    return raw, rel, sites, weights, cells(sites, weights, rel, near=near), cells(sites, weights, rel, street=0.0, near=near), edges
+
+
+@lru_cache(maxsize=2)
+def board_map(portrait: bool = False) -> dict:
+    """Everything the SVG needs: shapes, streets, lakes, bridges, statues and where each piece goes."""
+    raw, rel, sites, weights, shapes, land, edges = _geometry()
+    turn = _turn(portrait)
+    bridges = []
+    for pair, kind in sorted(rel.items(), key=lambda kv: sorted(kv[0])):
+        if kind != "bridge":
+            continue
+        a, b = sorted(pair)
+        if pair in edges:
+            (x1, y1), (x2, y2) = edges[pair]
+        else:                                   # mis-tuned sites: a bridge anyway, which the tests will flag
+            (ax, ay), (bx, by) = sites[a], sites[b]
+            x1, y1, x2, y2 = (ax + bx) / 2 - (by - ay), (ay + by) / 2 + (bx - ax), (ax + bx) / 2, (ay + by) / 2
+        mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+        nx, ny = y2 - y1, x1 - x2
+        length = math.hypot(nx, ny)
+        nx, ny = nx / length, ny / length
+        if nx * (sites[b][0] - sites[a][0]) + ny * (sites[b][1] - sites[a][1]) < 0:
+            nx, ny = -nx, -ny
+        reach = WATER + BRIDGE_OVER
+        ends = [turn((mx - nx * reach, my - ny * reach)), turn((mx + nx * reach, my + ny * reach))]
+        bridges.append({"a": a, "b": b, "x1": ends[0][0], "y1": ends[0][1], "x2": ends[1][0], "y2": ends[1][1]})
+    statues = []
+    for s in raw["statues"]:
+        a, b, c = s["neighborhoods"]
+        x, y = turn(power_center(sites[a], weights.get(a, 0.0), sites[b], weights.get(b, 0.0), sites[c], weights.get(c, 0.0)))
+        statues.append({"id": s["id"], "of": " ".join(s["neighborhoods"]), "x": x, "y": y})
+    obstacles = [(s["x"], s["y"], STATUE_R) for s in statues]
+    for br in bridges:
+        for t in (0.0, 1.0):
+            obstacles.append((br["x1"] + t * (br["x2"] - br["x1"]), br["y1"] + t * (br["y2"] - br["y1"]), BRIDGE_W / 2))
+    hoods = []
+    for n in raw["neighborhoods"]:
+        poly = [turn(p) for p in shapes[n["id"]]]
+        x0, y0, x1, y1 = min(p[0] for p in poly), min(p[1] for p in poly), max(p[0] for p in poly), max(p[1] for p in poly)
+        near_by = [o for o in obstacles if x0 - o[2] <= o[0] <= x1 + o[2] and y0 - o[2] <= o[1] <= y1 + o[2]]
+        spots = arrange(poly, n["token_eligible"], near_by)
+        hoods.append({"id": n["id"], "district": n["district"], "kind": n["kind"], "blind": n["blind_alley"],
+                      "path": _path(poly), "land": _path([turn(p) for p in land[n["id"]]]), "spots": spots})
+    lakes = [{"id": lake_of(k), "path": _path([turn(p) for p in land[k]])} for k in sites if k.startswith("lake")]
+    w, h = (H, W + COMPASS) if portrait else (W, H)
+    return {"w": int(w), "h": int(h), "top": COMPASS if portrait else 0, "portrait": portrait, "font": LABEL_FONT, "hoods": hoods, "lakes": lakes,
+            "bridges": bridges, "statues": statues}

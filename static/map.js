@@ -1,0 +1,210 @@
+/* The board map: paints tokens, buildings, bids and removed districts onto the server-drawn SVG, with DOM calls only. */
+"use strict";
+var BoardMap = (function () {
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var INK = { blue: "#fff", red: "#fff", white: "#111", gray: "#fff" };
+
+  function node(tag, attrs, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) if (attrs.hasOwnProperty(k)) e.setAttribute(k, attrs[k]);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function letterOf(color) {
+    var S = window.M && M.S;
+    return (S && S.ui["letter_" + color]) || color.charAt(0).toUpperCase();
+  }
+
+  function Map(svg) {
+    this.svg = svg;
+    this.hoods = {};
+    var gs = svg.querySelectorAll(".nb");
+    for (var i = 0; i < gs.length; i++) {
+      var g = gs[i], nb = g.getAttribute("data-nb");
+      var slot = svg.querySelector('.slot[data-nb="' + nb + '"]');
+      this.hoods[nb] = {
+        g: g, x: +g.getAttribute("data-x"), y: +g.getAttribute("data-y"), slot: slot,
+        district: g.getAttribute("data-district"),
+        token: spot(slot, "t"), piece: spot(slot, "p")
+      };
+    }
+  }
+  function spot(slot, p) {
+    if (!slot.hasAttribute("data-" + p + "x")) return null;
+    return { x: +slot.getAttribute("data-" + p + "x"), y: +slot.getAttribute("data-" + p + "y"), s: +slot.getAttribute("data-" + p + "s") };
+  }
+
+  Map.prototype.paint = function (view) {
+    var removed = view.removed_districts || [];
+    var lands = this.svg.querySelectorAll(".land");
+    for (var i = 0; i < lands.length; i++) lands[i].classList.toggle("off", removed.indexOf(lands[i].getAttribute("data-district")) >= 0);
+    var bids = {};
+    (view.call || []).forEach(function (b, i, all) { bids[b.neighborhood] = { b: b, last: i === all.length - 1 }; });
+    for (var nb in this.hoods) {
+      var h = this.hoods[nb];
+      h.g.classList.toggle("off", removed.indexOf(h.district) >= 0);
+      while (h.slot.firstChild) h.slot.removeChild(h.slot.firstChild);
+      var tok = (view.tokens || {})[nb];
+      if (tok && h.token) h.slot.appendChild(token(nb, tok, h.token));
+      var built = (view.built || {})[nb];
+      if (built) h.slot.appendChild(building(nb, built.color, built.value, h.piece));
+      else if (bids[nb]) h.slot.appendChild(bidPiece(nb, bids[nb].b.color, bids[nb].b.value, h.piece, bids[nb].last));
+    }
+  };
+
+  /* One district lit, the others dimmed: the table checks the board a district at a time. */
+  Map.prototype.focus = function (district) {
+    this.svg.classList.toggle("focusing", !!district);
+    for (var nb in this.hoods) this.hoods[nb].g.classList.toggle("focus", this.hoods[nb].district === district);
+    var slots = this.svg.querySelectorAll(".slot");
+    for (var i = 0; i < slots.length; i++) slots[i].classList.toggle("focus", this.hoods[slots[i].getAttribute("data-nb")].district === district);
+  };
+
+  Map.prototype.mark = function (legal, selected) {
+    this.svg.classList.toggle("choosing", !!legal);
+    for (var nb in this.hoods) {
+      this.hoods[nb].g.classList.toggle("legal", !!legal && legal.hasOwnProperty(nb));
+      this.hoods[nb].g.classList.toggle("picked", nb === selected);
+    }
+  };
+
+  /* A tap on a shape picks it; a tap on the street or water beside it picks the nearest shape within reach. */
+  Map.prototype.onTap = function (cb) {
+    var self = this;
+    this.svg.addEventListener("click", function (ev) {
+      var g = ev.target.closest ? ev.target.closest(".nb") : null;
+      if (!g) g = self.nearest(ev.clientX, ev.clientY);
+      if (g) cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]);
+    });
+  };
+  Map.prototype.nearest = function (cx, cy) {
+    var m = this.svg.getScreenCTM();
+    if (!m) return null;
+    var pt = this.svg.createSVGPoint();
+    pt.x = cx; pt.y = cy;
+    var p = pt.matrixTransform(m.inverse());
+    var best = null, bestD = 40;
+    for (var nb in this.hoods) {
+      var shape = this.hoods[nb].g.querySelector(".cell");
+      for (var r = 0; r <= bestD; r += 4) {
+        if (r >= bestD) break;
+        if (ring(this.svg, shape, p, r)) { best = this.hoods[nb].g; bestD = r; break; }
+      }
+    }
+    return best;
+  };
+  function ring(svg, shape, p, r) {
+    var q = svg.createSVGPoint();
+    for (var a = 0; a < 8; a++) {
+      q.x = p.x + r * Math.cos(a * Math.PI / 4); q.y = p.y + r * Math.sin(a * Math.PI / 4);
+      if (shape.isPointInFill(q)) return true;
+      if (r === 0) break;
+    }
+    return false;
+  }
+
+  /* The token layout as lines, one per district in play: "Center: trendy neighborhood C01, C05; subway C03". */
+  var ORDER = ["center", "north", "east", "south", "west"], KINDS = ["trendy", "subway", "archaeological"];
+  Map.prototype.layoutLines = function (tokens, removed) {
+    var byDistrict = {}, self = this;
+    Object.keys(tokens || {}).sort().forEach(function (nb) {
+      var h = self.hoods[nb];
+      if (!h) return;
+      var d = byDistrict[h.district] = byDistrict[h.district] || {};
+      (d[tokens[nb]] = d[tokens[nb]] || []).push(nb);
+    });
+    return ORDER.filter(function (d) { return (removed || []).indexOf(d) < 0; }).map(function (d) {
+      var kinds = byDistrict[d] || {};
+      var parts = KINDS.filter(function (k) { return kinds[k]; }).map(function (k) { return M.term(k) + " " + kinds[k].join(", "); });
+      return { district: d, count: Object.keys(kinds).reduce(function (n, k) { return n + kinds[k].length; }, 0),
+        kinds: KINDS.filter(function (k) { return kinds[k]; }).map(function (k) { return [k, kinds[k]]; }),
+        text: M.cap(M.term(d)) + ": " + (parts.length ? parts.join("; ") : M.tr("layout_none")) };
+    });
+  };
+  Map.prototype.list = function (ul, tokens, removed) {
+    while (ul.firstChild) ul.removeChild(ul.firstChild);
+    this.layoutLines(tokens, removed).forEach(function (line) {
+      var li = document.createElement("li");
+      li.setAttribute("data-district", line.district);
+      var head = document.createElement("b");
+      head.textContent = M.cap(M.term(line.district)) + ":";
+      li.appendChild(head);
+      if (!line.kinds.length) li.appendChild(document.createTextNode(" " + M.tr("layout_none")));
+      line.kinds.forEach(function (kn, i) {
+        li.appendChild(document.createTextNode(i ? "; " : " "));
+        var icon = node("svg", { viewBox: "0 0 20 20", "class": "ti", "aria-hidden": "true" });
+        var u = node("use", {});
+        u.setAttribute("href", "#t-" + kn[0]);
+        icon.appendChild(u);
+        li.appendChild(icon);
+        li.appendChild(document.createTextNode(M.term(kn[0]) + " " + kn[1].join(", ")));
+      });
+      ul.appendChild(li);
+    });
+  };
+
+  /* The host walks the table through the districts, one at a time, lighting that district's tokens. */
+  Map.prototype.checker = function (box, ul) {
+    var self = this, step = -1, lines = [];
+    var start = button(M.tr("check_start")), next = button(M.tr("check_next")), stop = button(M.tr("check_stop"));
+    var say = document.createElement("p");
+    say.className = "check-step";
+    say.setAttribute("aria-live", "polite");
+    start.id = "check-start"; next.id = "check-next"; stop.id = "check-stop";
+    next.className = "btn primary";
+    box.appendChild(start); box.appendChild(say); box.appendChild(next); box.appendChild(stop);
+    function show() {
+      var on = step >= 0 && step < lines.length;
+      start.hidden = on; next.hidden = !on; stop.hidden = !on;
+      var d = on ? lines[step].district : null;
+      self.focus(d);
+      var items = ul.querySelectorAll("li");
+      for (var i = 0; i < items.length; i++) items[i].classList.toggle("focus", items[i].getAttribute("data-district") === d);
+      say.textContent = on ? M.tr("check_step", { district: M.cap(M.term(d)), n: lines[step].count, i: step + 1, total: lines.length }) :
+        step >= lines.length ? M.tr("check_done") : "";
+      box.setAttribute("data-step", on ? d : step >= lines.length ? "done" : "");
+      if (on) next.textContent = M.tr(step === lines.length - 1 ? "check_finish" : "check_next");
+    }
+    start.onclick = function () { step = 0; show(); };
+    next.onclick = function () { step += 1; show(); };
+    stop.onclick = function () { step = -1; show(); };
+    show();
+    return { update: function (tokens, removed) { lines = self.layoutLines(tokens, removed); if (step >= 0 && step < lines.length) show(); } };
+  };
+  function button(text) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "btn";
+    b.textContent = text;
+    return b;
+  }
+
+  function use(id, x, y, size) {
+    var u = node("use", { x: x - size / 2, y: y - size / 2, width: size, height: size });
+    u.setAttribute("href", "#" + id);
+    return u;
+  }
+  function token(nb, kind, at) {
+    var g = node("g", { "class": "piece token", "data-token-of": nb, "data-kind": kind });
+    g.appendChild(use("t-" + kind, at.x, at.y, at.s));
+    return g;
+  }
+  function building(nb, color, value, at) {
+    var k = at.s / 44, x = at.x, y = at.y;
+    var g = node("g", { "class": "piece built c-" + color, "data-building-of": nb, transform: "translate(" + x + " " + y + ") scale(" + k + ")" });
+    g.appendChild(node("path", { d: "M-21 20v-24l21-16 21 16v24z" }));
+    g.appendChild(node("text", { x: -7, y: 15, fill: INK[color], "class": "pl" }, letterOf(color)));
+    g.appendChild(node("text", { x: 9, y: 15, fill: INK[color], "class": "pv" }, value));
+    return g;
+  }
+  function bidPiece(nb, color, value, at, last) {
+    var k = at.s / 44, x = at.x, y = at.y;
+    var g = node("g", { "class": "piece bid c-" + color + (last ? " last" : ""), "data-bid-of": nb, transform: "translate(" + x + " " + y + ") scale(" + k + ")" });
+    g.appendChild(node("rect", { x: -20, y: -20, width: 40, height: 40, rx: 7 }));
+    g.appendChild(node("text", { x: 3, y: 12, fill: INK[color], "class": "bv" }, value));
+    g.appendChild(node("text", { x: -12, y: -7, fill: INK[color], "class": "bl" }, letterOf(color)));
+    return g;
+  }
+
+  return Map;
+})();
