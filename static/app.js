@@ -19,6 +19,11 @@ var M = (function () {
     if (text !== undefined && text !== null) e.textContent = text;
     return e;
   }
+  function svgEl(tag, attrs) {
+    var e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
   function chip(color) { return el("span", "chip c-" + color, letter(color)); }
   function who(view, color) {
     var p = (view.players || []).filter(function (q) { return q.color === color; })[0];
