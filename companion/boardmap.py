@@ -5,13 +5,19 @@ is a water cell of its own (an L-shaped lake two). Two cells are pulled apart by
 street and by a river's width everywhere else, so any two shapes that come close either share a street or
 have water between them. Bridges cross the river where the board has them; statues stand where their three
 neighborhoods meet. The tuned sites are checked against the board data by tests/test_boardmap.py.
+
+The server does none of this work: it serves game/data/board-map-drawn.json, the drawing for both orientations
+as the SVG prints it, written by `python -m companion.boardmap --write`; tests/test_boardmap.py checks that
+recomputing gives exactly that file.
 """
 from __future__ import annotations
 
 import json
 import math
+import sys
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 from .game.board import board_data
 
@@ -441,3 +447,83 @@ def board_map(portrait: bool = False) -> dict:
     w, h = (H, W + COMPASS) if portrait else (W, H)
     return {"w": int(w), "h": int(h), "top": COMPASS if portrait else 0, "portrait": portrait, "font": LABEL_FONT, "hoods": hoods, "lakes": lakes,
             "bridges": bridges, "statues": statues}
+
+
+DRAWN = "data/board-map-drawn.json"
+WRITE = "python -m companion.boardmap --write"
+STATUE_BOX = 24.0             # the statue symbol's width and height on the map
+
+
+def _r(v: float) -> float:
+    """A map coordinate as the SVG prints it: to a tenth of a unit (as Jinja's round(1) did)."""
+    return round(v, 1)
+
+
+def drawing(portrait: bool = False) -> dict:
+    """board_map() as the SVG uses it: rounded, boxes as corners and sizes, nothing left to compute while serving."""
+    m = board_map(portrait)
+    hoods = []
+    for n in m["hoods"]:
+        s = n["spots"]
+        hood = {"id": n["id"], "district": n["district"], "kind": n["kind"], "blind": n["blind"], "path": n["path"],
+                "land": n["land"], "label": [_r(s["label"][0]), _r(s["label"][1])], "size": _r(m["font"] * s["scale"]),
+                "piece": [_r(v) for v in s["piece"][:3]]}
+        if s.get("icon"):
+            x, y, w, h = s["icon"]
+            hood["icon"] = [_r(x - w / 2), _r(y - h / 2), _r(w), _r(h)]
+        if s.get("token"):
+            hood["token"] = [_r(v) for v in s["token"][:3]]
+        hoods.append(hood)
+    return {"w": m["w"], "h": m["h"], "top": m["top"], "portrait": portrait, "hoods": hoods, "lakes": m["lakes"],
+            "bridges": [{"a": b["a"], "b": b["b"], **{k: _r(b[k]) for k in ("x1", "y1", "x2", "y2")}} for b in m["bridges"]],
+            "statues": [{"id": s["id"], "of": s["of"], "left": _r(s["x"] - STATUE_BOX / 2), "top": _r(s["y"] - STATUE_BOX / 2)}
+                        for s in m["statues"]]}
+
+
+def render() -> str:
+    """The text of the shipped drawing: both orientations, one shape per line so a retuning reads as a diff."""
+    def dump(v):
+        return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+    out = ["{", dump("about") + ":" + dump(f"The map as served, both orientations; written by `{WRITE}` from "
+                                           "board-map.json and the board data, checked by tests/test_boardmap.py") + ","]
+    for n, (name, portrait) in enumerate((("table", False), ("phone", True))):
+        d = drawing(portrait)
+        out.append(dump(name) + ":{" + ",".join(dump(k) + ":" + dump(d[k]) for k in ("w", "h", "top", "portrait")) + ",")
+        for m, key in enumerate(("hoods", "lakes", "bridges", "statues")):
+            out.append(dump(key) + ":[")
+            out.append(",\n".join(dump(item) for item in d[key]))
+            out.append("]" + ("," if m < 3 else ""))
+        out.append("}" + ("," if n == 0 else ""))
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+@lru_cache(maxsize=1)
+def _shipped_file() -> dict:
+    return json.loads(resources.files("companion.game").joinpath(DRAWN).read_text("utf-8"))
+
+
+def shipped(portrait: bool = False) -> dict:
+    """What the pages draw: the shipped drawing, read once, with no geometry computed (seconds saved on a Pi Zero)."""
+    return _shipped_file()["phone" if portrait else "table"]
+
+
+def main(argv: list[str]) -> int:
+    """--write: recompute the drawing and write it beside board-map.json; --check: say whether the shipped one is current."""
+    path = Path(__file__).resolve().parent / "game" / DRAWN
+    text = render()
+    if argv == ["--write"]:
+        path.write_text(text, "utf-8")
+        print(f"wrote {path} ({len(text.encode())} bytes)")
+        return 0
+    if argv == ["--check"]:
+        current = path.exists() and path.read_text("utf-8") == text
+        print(f"{path} is {'current' if current else f'out of date: run `{WRITE}`'}")
+        return 0 if current else 1
+    print(f"usage: {WRITE} | python -m companion.boardmap --check", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -7,7 +7,7 @@ from io import BytesIO
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
 from . import i18n
-from .boardmap import board_map
+from .boardmap import shipped
 from .game.board import CENTER, KINDS, PERIPHERAL, TOKEN_KINDS, load_board
 from .game.state import COLORS
 from .netaddr import join_url
@@ -37,7 +37,7 @@ def _context(page: str, **extra) -> dict:
     strings = i18n.js_strings(lang)
     return {"page": page, "lang": lang, "langs": [(code, i18n.t(code, "lang_name")) for code in i18n.LANGS],
             "_": lambda key, **p: i18n.t(lang, key, **p), "term": lambda w: i18n.term(lang, w),
-            "strings": strings, "map": board_map(page != "table"), "kinds": KINDS, "token_kinds": TOKEN_KINDS,
+            "strings": strings, "map": shipped(page != "table"), "kinds": KINDS, "token_kinds": TOKEN_KINDS,
             "colors": COLORS, **extra}
 
 

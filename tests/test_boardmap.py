@@ -3,6 +3,7 @@ everywhere else; lakes between their neighborhoods, statues where their three me
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,22 @@ def test_the_pair_check_sees_a_board_that_differs_from_the_drawing(served):
     board["adjacencies"].append({"a": "C01", "b": "N06", "bridge": True})
     wrong = {frozenset(w[:2]) for w in wrong_pairs(served["/table"], board)}
     assert wrong == {frozenset(("C03", "C04")), frozenset(("C06", "C12")), frozenset(("C01", "N06"))}
+
+
+def test_the_shipped_drawing_is_exactly_what_the_code_computes():
+    """The server serves game/data/board-map-drawn.json; it may never drift from the sites, the board data or this code."""
+    shipped = Path(boardmap.__file__).parent / "game" / boardmap.DRAWN
+    assert shipped.read_text("utf-8") == boardmap.render(), \
+        f"{shipped.name} is out of date with the map's code or data: regenerate it with `{boardmap.WRITE}`"
+
+
+def test_serving_the_map_pages_computes_no_geometry(tmp_path):
+    """The first page after a boot reads the shipped drawing; on a Pi Zero the computation takes seconds."""
+    for cached in (boardmap.board_map, boardmap._geometry, boardmap._shipped_file):
+        cached.cache_clear()
+    client = create_app({"DB": str(tmp_path / "db.sqlite3"), "TESTING": True, "LEDS": False}).test_client()
+    for page in ("/table", "/", "/g/any"):
+        body = client.get(page).get_data(as_text=True)
+        assert 'data-nb="C01"' in body, page
+    assert boardmap._shipped_file.cache_info().misses == 1
+    assert boardmap.board_map.cache_info().misses == 0 and boardmap._geometry.cache_info().misses == 0

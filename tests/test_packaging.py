@@ -26,7 +26,8 @@ def test_the_wheel_carries_templates_static_and_board_and_serves_pages(tmp_path)
     wheel = next(tmp_path.glob("metropolys_companion-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for need in ("companion/templates/phone.html", "companion/templates/table.html", "companion/static/app.js",
-                 "companion/static/icon.svg", "companion/game/data/metropolys-board.json"):
+                 "companion/static/icon.svg", "companion/game/data/metropolys-board.json",
+                 "companion/game/data/board-map-drawn.json"):
         assert need in names, need
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

@@ -7,7 +7,8 @@ or bridge adjacency of the board data is a common edge of at least MIN_BORDER + 
 lake touches exactly its listed neighborhoods; each statue's three cells meet at one point. Soft: every cell has room
 for its pieces (a circle of ROOM units), and sites stay near the board's label points. The sites started from those
 label points; a few (the north lake and N07, S01, the south lake, C01) were moved by hand where the search stalled.
-tests/test_boardmap.py checks the result as served, so a bad tuning cannot ship unnoticed.
+tests/test_boardmap.py checks the result as served, so a bad tuning cannot ship unnoticed. After tuning, run
+`python -m companion.boardmap --write`: the server ships that drawing, and a test fails until it matches the sites.
 """
 from __future__ import annotations
 
@@ -139,6 +140,7 @@ def main(argv):
             save(sites, weights)
     save(sites, weights)
     print("end", penalty(sites, weights, raw, room, verbose=True))
+    print(f"now regenerate the drawing the server ships: {bm.WRITE}")
 
 
 if __name__ == "__main__":
