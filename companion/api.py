@@ -8,10 +8,13 @@ from typing import Optional
 from urllib.parse import urlparse
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
+from werkzeug.exceptions import HTTPException
 
-from . import i18n
+from . import i18n, names
+from .db import StoreError, StoreFull
 from .game.board import board_data
 from .game.errors import RuleError
+from .game.setup import check_saved_layout
 from .netaddr import join_url
 
 from .table import Refused, Table, device_id
@@ -81,7 +84,10 @@ def _same_origin(value: Optional[str]) -> bool:
     """Origin (or Referer) names this server: same host and port (a Host header may omit the port)."""
     if not value:
         return False
-    url = urlparse(value)
+    try:
+        url = urlparse(value)
+    except ValueError:   # "http://[::1" and the like: not an origin at all
+        return False
     if url.scheme not in ("http", "https") or not url.netloc:
         return False
     theirs = _host_port(url.netloc, "443" if url.scheme == "https" else "80")
@@ -93,6 +99,8 @@ def guard_sockets() -> Optional[Response]:
     """A socket from a foreign page is refused before the handshake: it never gets a byte of a view."""
     if request.headers.get("Upgrade", "").lower() != "websocket" or not request.path.startswith("/api/"):
         return None
+    if not request.headers.get("Host"):
+        return refuse(400, "bad_request")   # RFC 6455 4.1: a handshake names its host
     if not _same_origin(request.headers.get("Origin")):
         return refuse(403, "bad_origin")
     return None
@@ -125,7 +133,16 @@ def view_response(text: str) -> Response:
 
 def payload(fields: dict) -> dict:
     """The request's JSON object, with every field known and of the right type."""
-    data = request.get_json(silent=True)
+    try:
+        request.get_data(cache=True)
+    except HTTPException:   # 413 and the like: already the right answer
+        raise
+    except Exception:  # the server's body reader: a broken chunk, a body cut short
+        raise Refused(400, "bad_request") from None
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:   # [[[[...]]]] deeper than the parser goes
+        data = None
     if not isinstance(data, dict):
         raise Refused(400, "bad_json")
     for name in data:
@@ -148,6 +165,18 @@ def on_refused(e: Refused):
         response.status_code = 409
         return response
     return refuse(e.status, e.key, **e.params)
+
+
+@bp.errorhandler(StoreError)
+def on_store_error(e: StoreError):
+    """Nothing was recorded: the device is told why, in its language (a full disk is said as such)."""
+    key = e.key
+    if isinstance(e, StoreFull):
+        key = "disk_full" if request.endpoint == "api.act" else "disk_full_change"
+        current_app.logger.error("The disk is full: %s %s was not recorded.", request.method, request.path)
+    else:
+        current_app.logger.error("The database did not take %s %s: %s", request.method, request.path, e)
+    return refuse(507 if isinstance(e, StoreFull) else 503, key)
 
 
 @bp.errorhandler(RuleError)
@@ -181,11 +210,50 @@ class RateLimit:
             return True
 
 
+# -- what one device may add to the log and the Pi's memory --
+
+CHANGES_PER_GAME = 100     # seat claims, renames, releases, cards and setups one device logs in one game
+_lobbies_lock = threading.Lock()
+
+
+def limit_writes() -> None:
+    """Every write that grows a store: a token bucket per device and a wider one per address."""
+    limits = current_app.extensions["write_limit"]
+    if not (limits[0].allow(g.device) and limits[1].allow(request.remote_addr or "")):
+        raise Refused(429, "rate_limited")
+
+
+def limit_changes(game) -> None:
+    if game.changes.get(g.device, 0) >= CHANGES_PER_GAME:
+        raise Refused(429, "names_full", limit=CHANGES_PER_GAME)
+
+
+def _open_lobbies(gids) -> list[str]:
+    games = table().games
+    return [gid for gid in gids if gid in games and games[gid].phase == "lobby"]
+
+
 # -- games --
 
 @bp.post("/games")
 def create_game():
-    game = table().create(payload(GAME_FIELDS), g.device)
+    options = payload(GAME_FIELDS)
+    limit_writes()
+    t = table()
+    # Games a device hosts that have not started yet; twice that per address, for devices that drop their cookie.
+    per_device = current_app.config["LOBBY_LIMIT"]
+    if sum(1 for game in list(t.games.values()) if game.host == g.device and game.phase == "lobby") >= per_device:
+        raise Refused(429, "games_full", limit=per_device)
+    address = request.remote_addr or ""
+    by_address = current_app.extensions["lobbies"]
+    with _lobbies_lock:
+        mine = by_address[address] = _open_lobbies(by_address.get(address, []))
+        if len(mine) >= 2 * per_device:
+            raise Refused(429, "games_full", limit=2 * per_device)
+        for other in [a for a, gids in by_address.items() if not _open_lobbies(gids)]:
+            del by_address[other]
+        game = t.create(options, g.device)
+        by_address.setdefault(address, []).append(game.id)
     return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
                     "shown": game.shown}), 201
 
@@ -229,18 +297,28 @@ def get_game(gid: str):
 
 @bp.post("/games/<gid>/setup")
 def change_setup(gid: str):
-    return view_response(table().change_setup(gid, payload(GAME_FIELDS), g.device))
+    options = payload(GAME_FIELDS)
+    limit_writes()
+    limit_changes(table().get(gid))
+    return view_response(table().change_setup(gid, options, g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>")
 def claim_seat(gid: str, color: str):
     data = payload({"name": (_NAME, True)})
-    return view_response(table().claim_seat(gid, color, data["name"].strip(), g.device))
+    name = names.clean(data["name"])
+    if name is None:
+        raise Refused(400, "bad_name")
+    limit_writes()
+    limit_changes(table().get(gid))
+    return view_response(table().claim_seat(gid, color, name, g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>/release")
 def release_seat(gid: str, color: str):
     payload({})
+    limit_writes()
+    limit_changes(table().get(gid))
     return view_response(table().release_seat(gid, color, g.device))
 
 
@@ -311,6 +389,8 @@ def rematch(gid: str):
 @bp.post("/games/<gid>/seats/<color>/cards")
 def enter_cards(gid: str, color: str):
     data = payload({"area": (_STR, True), "neighborhood": (_OPT_STR, False)})
+    limit_writes()
+    limit_changes(table().get(gid))
     return view_response(table().enter_cards(gid, color, data["area"], data.get("neighborhood"), g.device))
 
 
@@ -333,8 +413,10 @@ def act(gid: str):
 
 @bp.post("/games/<gid>/undo")
 def undo(gid: str):
-    payload({})
-    return view_response(table().undo(gid, g.device))
+    data = payload({"expect_seq": (_INT, False)})
+    if not current_app.extensions["rate_limit"].allow(g.device):
+        raise Refused(429, "rate_limited")
+    return view_response(table().undo(gid, g.device, data.get("expect_seq")))
 
 
 @bp.get("/games/<gid>/record")
@@ -353,18 +435,47 @@ def board():
     return response
 
 
+LAYOUTS_PER_DEVICE = 20   # a Pi's table reuses a handful; a device saving more is not a host
+LAYOUTS_IN_ALL = 200      # cookies can be thrown away: the whole Pi has a ceiling too
+
+
 @bp.get("/layouts")
 def layouts():
-    return jsonify(table().store.layouts())
+    """Names (and player counts) only; `?name=` gives that one layout with its tokens."""
+    name = request.args.get("name")
+    if name is None:
+        return jsonify(table().store.layouts())
+    layout = table().store.layout(name)
+    if layout is None:
+        raise Refused(404, "no_layout")
+    # Saved before layouts were checked on save: checked again before any page gets it.
+    players, removed = check_saved_layout(layout["tokens"])
+    return jsonify({"name": name, "players": players, "removed_districts": sorted(removed),
+                    "tokens": layout["tokens"]})
 
 
 @bp.post("/layouts")
 def save_layout():
+    """A layout is checked as strictly as a game's; only the device that saved a name may overwrite it."""
     data = payload({"name": (_NAME, True), "tokens": (_OBJ, True)})
+    name = names.clean(data["name"])
+    if name is None:
+        raise Refused(400, "bad_name")
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["tokens"].items()):
         raise Refused(400, "bad_type", field="tokens", kind="an object from neighborhood to token kind")
-    table().store.save_layout(data["name"].strip(), data["tokens"])
-    return jsonify(table().store.layouts()), 201
+    players, removed = check_saved_layout(data["tokens"])
+    limit_writes()
+    store = table().store
+    old = store.layout(name)
+    if old is not None and old["device"] != g.device:
+        raise Refused(409, "layout_taken")
+    if old is None:
+        if store.layout_count(g.device) >= LAYOUTS_PER_DEVICE:
+            raise Refused(429, "layouts_full", limit=LAYOUTS_PER_DEVICE)
+        if store.layout_count() >= LAYOUTS_IN_ALL:
+            raise Refused(429, "layouts_full", limit=LAYOUTS_IN_ALL)
+    store.save_layout(name, dict(data["tokens"]), g.device, players)
+    return jsonify({"name": name, "players": players, "removed_districts": sorted(removed)}), 201
 
 
 @bp.get("/hardware")
@@ -440,7 +551,6 @@ def live(gid: str) -> Response:
 
 def _json_errors(app) -> None:
     """404, 405 and 413 under /api answer in JSON, in the device's language."""
-    from werkzeug.exceptions import HTTPException
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):

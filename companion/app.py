@@ -7,7 +7,7 @@ from typing import Optional
 
 from flask import Flask
 
-from . import api, compress
+from . import api, compress, guard
 from .db import Store
 from .live import Hub
 from .table import Table
@@ -31,6 +31,9 @@ DEFAULTS = {
     "WIFI_SSID": None,
     "WIFI_PASSWORD": None,
     "RATE_LIMIT": 10.0,          # actions per second per device, with a burst of 20
+    "WRITE_RATE_LIMIT": 2.0,     # other writes (games, seats, names, cards, layouts) per second per device,
+                                 # burst 30; per address five times that
+    "LOBBY_LIMIT": 5,            # games one device hosts that have not started (per address: twice that)
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "HOST_AWAY": 120.0,          # seconds the host's device must be offline before a player may claim the role
 }
@@ -43,6 +46,8 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
     "COMPANION_WIFI_SSID": ("WIFI_SSID", str),
     "COMPANION_WIFI_PASSWORD": ("WIFI_PASSWORD", str),
     "COMPANION_RATE_LIMIT": ("RATE_LIMIT", float),
+    "COMPANION_WRITE_RATE_LIMIT": ("WRITE_RATE_LIMIT", float),
+    "COMPANION_LOBBY_LIMIT": ("LOBBY_LIMIT", int),
     "COMPANION_HOST_AWAY": ("HOST_AWAY", float),
 }
 
@@ -70,12 +75,16 @@ def create_app(config: Optional[dict] = None) -> Flask:
     app.extensions["leds"] = leds
 
     store = Store(db_path)
+    store.open()   # a damaged file is moved aside here, and what can be read of it recovered
     table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]))
     table.load()
     for gid, why in table.broken.items():
         app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)
     app.extensions["table"] = table
     app.extensions["rate_limit"] = api.RateLimit(app.config["RATE_LIMIT"], burst=20)
+    writes = app.config["WRITE_RATE_LIMIT"]
+    app.extensions["lobbies"] = {}   # address -> ids of the games created from it
+    app.extensions["write_limit"] = (api.RateLimit(writes, burst=30), api.RateLimit(writes * 5, burst=150))
 
     app.register_blueprint(api.bp)
     compress.init_app(app)
@@ -90,4 +99,6 @@ def create_app(config: Optional[dict] = None) -> Flask:
         from .history_web import bp as history_bp
 
         app.register_blueprint(history_bp)
+    # Outermost: a foreign Host is refused before routing; every answer carries the page policy.
+    app.wsgi_app = guard.Guard(app.wsgi_app, lambda: app.config["JOIN_URL"])
     return app

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+from collections import OrderedDict
 
 from flask import Flask, Request, Response
 
@@ -10,8 +11,20 @@ KINDS = ("text/html", "text/css", "text/javascript", "application/javascript", "
 SMALLEST = 1024       # below this the gzip header costs more than it saves
 LEVEL = 6             # a Pi Zero 2 W compresses a page in a few milliseconds at this level
 
-_cache: dict[tuple, bytes] = {}   # static files: compressed once per (path, size, mtime)
+# Static files, compressed once each. Keyed by the file itself (its ETag: the resolved path's checksum,
+# size and mtime), never by the request path: `/static/7/..%2Fapp.js` is app.js, not a new entry.
+# Bounded too: the shipped files are a handful, and an edited file must not leave its old copies forever.
+_cache: "OrderedDict[tuple, bytes]" = OrderedDict()
+CACHE_ENTRIES = 32
 _lock = threading.Lock()
+
+
+def _remember(key: tuple, body: bytes) -> None:
+    with _lock:
+        _cache[key] = body
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_ENTRIES:
+            _cache.popitem(last=False)
 
 
 def wants_gzip(request: Request) -> bool:
@@ -25,16 +38,17 @@ def compress(request: Request, response: Response) -> Response:
         return response
     if response.content_length is not None and response.content_length < SMALLEST:
         return response
-    if response.direct_passthrough:
-        key = (request.path, response.content_length, response.last_modified)
+    etag, _ = response.get_etag()
+    if response.direct_passthrough and etag:
+        key = (etag, response.content_length, response.last_modified)
         with _lock:
             body = _cache.get(key)
         if body is None:
             response.direct_passthrough = False
             body = gzip.compress(response.get_data(), LEVEL, mtime=0)
-            with _lock:
-                _cache[key] = body
+            _remember(key, body)
     else:
+        response.direct_passthrough = False
         data = response.get_data()
         if len(data) < SMALLEST:
             return response

@@ -7,6 +7,9 @@ replaying old games. `name_merges` is append-only like the log: the newest row f
 from __future__ import annotations
 
 import json
+import logging
+import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -14,6 +17,10 @@ from typing import Callable, Iterator, Optional
 
 # Work done inside an event's transaction: (connection, the event's time) -> None.
 Also = Callable[[sqlite3.Connection, float], None]
+
+from . import recover
+
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -70,6 +77,22 @@ CREATE TABLE IF NOT EXISTS layouts (
     saved_at REAL NOT NULL
 );
 """
+# Added later: who saved a layout (only that device may overwrite it) and for how many players it is.
+LAYOUT_COLUMNS = {"device": "TEXT", "players": "INTEGER"}
+
+
+class StoreError(Exception):
+    """A write the database did not take: nothing was recorded, and the device is told why."""
+
+    key = "db_failed"
+
+
+class StoreGone(StoreError):
+    key = "db_replaced"
+
+
+class StoreFull(StoreError):
+    key = "disk_full"
 
 
 class Store:
@@ -78,12 +101,13 @@ class Store:
     def __init__(self, path: str):
         self.path = path
         self._conn: Optional[sqlite3.Connection] = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()   # open() may run from inside a read that found no connection yet
+        self._identity: Optional[tuple[int, int]] = None   # (st_dev, st_ino) of the file we opened
+        self.moved: Optional[dict] = None   # {"path", "recovered", "why"} when a damaged file was moved aside
 
-    @property
-    def conn(self) -> sqlite3.Connection:
-        if self._conn is None:
-            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
             conn.execute("PRAGMA journal_mode=WAL")
             # FULL: a bid acknowledged to a phone has been fsynced, power cut or not.
             conn.execute("PRAGMA synchronous=FULL")
@@ -92,41 +116,125 @@ class Store:
                 # Databases from before the global order: their rows keep moved NULL (the log is never rewritten).
                 conn.execute("ALTER TABLE events ADD COLUMN moved INTEGER")
             conn.executescript(SCHEMA)
+            have = {row[1] for row in conn.execute("PRAGMA table_info(layouts)")}
+            for column, kind in LAYOUT_COLUMNS.items():
+                if column not in have:
+                    conn.execute(f"ALTER TABLE layouts ADD COLUMN {column} {kind}")
+        except BaseException:
+            conn.close()
+            raise
+        self._identity = self._stat()
+        return conn
+
+    def _stat(self) -> Optional[tuple[int, int]]:
+        if self.path == ":memory:" or self.path.startswith("file:"):
+            return None
+        st = os.stat(self.path)
+        return st.st_dev, st.st_ino
+
+    def open(self) -> Optional[dict]:
+        """Open the database; one that cannot be opened or read is moved aside and its readable games recovered."""
+        with self._lock:
+            if self._conn is not None:
+                return self.moved
+            why = None
+            try:
+                conn = self._connect()
+                try:
+                    result = conn.execute("PRAGMA quick_check").fetchone()[0]
+                    if result != "ok":
+                        why = f"quick_check: {result}"
+                    else:  # every row of the log read once: what the replay is about to do anyway
+                        for _ in conn.execute("SELECT game, seq, kind, body FROM events"):
+                            pass
+                        for _ in conn.execute("SELECT name, tokens FROM layouts"):
+                            pass
+                except sqlite3.DatabaseError as e:
+                    if not recover.damage(e):
+                        conn.close()
+                        raise
+                    why = str(e)
+                if why is None:
+                    self._conn = conn
+                    return None
+                conn.close()
+            except sqlite3.DatabaseError as e:
+                if not recover.damage(e) or not os.path.exists(self.path):
+                    raise
+                why = str(e)
+            aside = recover.move_aside(self.path)
+            conn = self._connect()
+            count = recover.recover(aside, conn)
             self._conn = conn
+            self.moved = {"path": os.path.abspath(aside), "recovered": count, "why": why}
+            log.error("The database %s could not be read (%s): moved aside to %s, %d games recovered into a "
+                      "fresh one.", self.path, why, aside, count)
+            return self.moved
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.open()
         return self._conn
+
+    def _transaction(self, work: Also) -> None:
+        """`work` in one durable transaction, refused if the file was removed or replaced under us, or the disk is full."""
+        with self._lock:
+            conn = self.conn
+            try:
+                now = self._stat()
+            except OSError:
+                now = ()
+            if self._identity is not None and now != self._identity:
+                raise StoreGone(self.path)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    work(conn, time.time())
+                    conn.execute("COMMIT")   # the WAL is written (and fsynced) here: a full disk shows here too
+                except BaseException:
+                    if conn.in_transaction:
+                        try:
+                            conn.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            pass
+                    raise
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.DatabaseError as e:
+                name = getattr(e, "sqlite_errorname", "") or ""
+                if name.startswith("SQLITE_FULL") or "full" in str(e).lower() or self._disk_full():
+                    raise StoreFull(str(e)) from e
+                raise StoreError(str(e)) from e
+
+    def _write(self, sql: str, params: tuple) -> None:
+        self._transaction(lambda conn, at: conn.execute(sql, params))
+
+    def _disk_full(self) -> bool:
+        try:
+            return shutil.disk_usage(os.path.dirname(os.path.abspath(self.path))).free < 64 * 1024
+        except OSError:
+            return False
 
     def append(self, game: str, seq: int, kind: str, body: dict, device: Optional[str] = None,
                also: Optional[Also] = None) -> None:
-        """Write event `seq` of `game`, and `also` in the same transaction; fails (IntegrityError) if that seq is taken."""
-        with self._lock:
-            conn = self.conn
-            at = time.time()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                # moved: one count across all games, so "which game moved last" never trusts the clock.
-                conn.execute(
-                    "INSERT INTO events (game, seq, kind, body, device, at, moved) VALUES (?, ?, ?, ?, ?, ?, "
-                    "(SELECT COALESCE(MAX(moved), 0) + 1 FROM events))",
-                    (game, seq, kind, json.dumps(body, separators=(",", ":")), device, at),
-                )
-                if also is not None:
-                    also(conn, at)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+        """Write event `seq` of `game`, and `also` in the same transaction; fails (IntegrityError) if that seq is
+        taken, StoreError if nothing was written."""
+        def work(conn: sqlite3.Connection, at: float) -> None:
+            # moved: one count across all games, so "which game moved last" never trusts the clock.
+            conn.execute(
+                "INSERT INTO events (game, seq, kind, body, device, at, moved) VALUES (?, ?, ?, ?, ?, ?, "
+                "(SELECT COALESCE(MAX(moved), 0) + 1 FROM events))",
+                (game, seq, kind, json.dumps(body, separators=(",", ":")), device, at),
+            )
+            if also is not None:
+                also(conn, at)
+
+        self._transaction(work)
 
     def write(self, work: Also) -> None:
         """`work` in one transaction of its own (a summary backfilled for an older database)."""
-        with self._lock:
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                work(conn, time.time())
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+        self._transaction(work)
 
     def read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
@@ -187,17 +295,29 @@ class Store:
         for seq, kind, body, device in rows:
             yield seq, kind, json.loads(body), device
 
-    def save_layout(self, name: str, tokens: dict) -> None:
-        with self._lock:
-            self.conn.execute(
-                "INSERT INTO layouts (name, tokens, saved_at) VALUES (?, ?, ?) "
-                "ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, saved_at = excluded.saved_at",
-                (name, json.dumps(tokens, sort_keys=True), time.time()))
+    def save_layout(self, name: str, tokens: dict, device: Optional[str] = None, players: Optional[int] = None) -> None:
+        self._write("INSERT INTO layouts (name, tokens, saved_at, device, players) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, saved_at = excluded.saved_at, "
+                    "players = excluded.players",
+                    (name, json.dumps(tokens, sort_keys=True), time.time(), device, players))
 
     def layouts(self) -> list[dict]:
+        """Every saved layout's name and player count, without the tokens: a list stays small however many there are."""
         with self._lock:
-            rows = self.conn.execute("SELECT name, tokens FROM layouts ORDER BY name").fetchall()
-        return [{"name": n, "tokens": json.loads(t)} for n, t in rows]
+            rows = self.conn.execute("SELECT name, players FROM layouts ORDER BY name").fetchall()
+        return [{"name": n, "players": p} for n, p in rows]
+
+    def layout(self, name: str) -> Optional[dict]:
+        with self._lock:
+            row = self.conn.execute("SELECT tokens, device FROM layouts WHERE name = ?", (name,)).fetchone()
+        return None if row is None else {"name": name, "tokens": json.loads(row[0]), "device": row[1]}
+
+    def layout_count(self, device: Optional[str] = None) -> int:
+        """How many layouts there are (saved by `device`, when given)."""
+        with self._lock:
+            if device is None:
+                return self.conn.execute("SELECT count(*) FROM layouts").fetchone()[0]
+            return self.conn.execute("SELECT count(*) FROM layouts WHERE device = ?", (device,)).fetchone()[0]
 
     def integrity(self) -> str:
         with self._lock:

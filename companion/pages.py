@@ -50,8 +50,9 @@ def _page(template: str, **context) -> Response:
 
 @bp.get("/")
 def host():
-    """The host's setup page: mode, seats, districts out, token layout, dealing."""
-    return _page("host.html", **_context("host", rules=setup_rules()))
+    """The host's setup page: mode, seats, districts out, token layout, dealing (and what became of a damaged database)."""
+    moved = current_app.extensions["table"].store.moved
+    return _page("host.html", **_context("host", rules=setup_rules(), moved=moved))
 
 
 @bp.get("/g/<game_id>")

@@ -26,6 +26,7 @@ from .game.setup import (check_cards, check_colors, check_layout, check_mode, ch
 from .game.summary import decision
 from .game.state import Action, Bid, Pass, Seat, State
 from .live import Hub
+from .names import same as same_name
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
 
@@ -65,6 +66,7 @@ class Game:
     cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
     state: Optional[State] = None                      # None in the lobby
     actions: list = field(default_factory=list)
+    changes: dict = field(default_factory=dict)       # device -> seat, release, cards and setup events it logged
     layout: str = "random"                            # how the tokens were chosen: "random" or "hand"
     shown: bool = True                                # took the table display when created
     abandoned: bool = False
@@ -111,6 +113,8 @@ class Game:
     # -- the log's events, applied to memory (already checked; replay uses the same code) --
 
     def mutate(self, kind: str, body: dict, device: Optional[str], after: Optional[State] = None) -> None:
+        if kind in ("seat", "release", "cards", "setup"):
+            self.changes[device] = self.changes.get(device, 0) + 1
         if kind == "create":
             self.host = device
             self._configure(body)
@@ -428,7 +432,12 @@ class Table:
             game = self._new_game(gid)
             self.games[gid] = game
         with game.lock:
-            self._commit(game, "create", body, device)
+            try:
+                self._commit(game, "create", body, device)
+            except BaseException:
+                with self._lock:  # not in the log: not a game
+                    self.games.pop(gid, None)
+                raise
         return game
 
     def _show(self, gid: Optional[str]) -> None:
@@ -479,6 +488,8 @@ class Table:
             if holder is None and game.phase != "lobby":
                 # A started game's free seat holds cards: only the device given its move code takes it.
                 raise Refused(403, "code_needed", color=color)
+            if any(same_name(other, name) for c, other in game.names.items() if c != color):
+                raise Refused(409, "name_taken")   # two "Ann"s at one table: nobody knows whose turn it is
             return self._commit(game, "seat", {"color": color, "name": name}, device)
 
     def release_seat(self, gid: str, color: str, device: str) -> str:
@@ -779,11 +790,13 @@ class Table:
             return self._commit(game, "action", action.to_json(), device,
                                 call_ended=sum(after.built_count) > sum(st.built_count), after=after)
 
-    def undo(self, gid: str, device: str) -> str:
+    def undo(self, gid: str, device: str, expect_seq: Optional[int] = None) -> str:
         game = self.get(gid)
         with game.lock:
             self._not_abandoned(game)
             self._host_only(game, device)
+            if expect_seq is not None and expect_seq != game.seq:
+                raise Refused(409, "stale")   # a retried undo must not take back a second action
             if not game.actions:
                 raise Refused(409, "nothing_to_undo")
             return self._commit(game, "undo", {"action": len(game.actions)}, device)

@@ -70,6 +70,14 @@ class TableWorker(ThreadWorker):
 
         self.wsgi = wsgi
 
+    def handle_error(self, req, client, addr, exc):
+        """A transfer coding gunicorn does not know is a malformed request like any other: 400, not its 501."""
+        from gunicorn.http.errors import InvalidHeader, UnsupportedTransferCoding
+
+        if isinstance(exc, UnsupportedTransferCoding):
+            exc = InvalidHeader("Transfer-Encoding")
+        return super().handle_error(req, client, addr, exc)
+
     def handle(self, conn):
         """Runs in a pool thread."""
         self.current.conn = conn

@@ -19,6 +19,11 @@ var M = (function () {
     if (text !== undefined && text !== null) e.textContent = text;
     return e;
   }
+  function svgEl(tag, attrs) {
+    var e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
   function chip(color) { return el("span", "chip c-" + color, letter(color)); }
   function who(view, color) {
     var p = (view.players || []).filter(function (q) { return q.color === color; })[0];
@@ -177,7 +182,13 @@ var M = (function () {
       row.appendChild(el("td", "num", p.buildings || 0));
       var tk = el("td", "toks"), t = p.tokens || {};
       ["trendy", "subway", "archaeological"].forEach(function (k) {
-        if (t[k]) tk.insertAdjacentHTML("beforeend", '<span class="tk"><svg class="ti" viewBox="0 0 20 20"><use href="#t-' + k + '"/></svg>' + t[k] + "</span> ");
+        if (!t[k]) return;
+        var span = el("span", "tk"), icon = svgEl("svg", { "class": "ti", viewBox: "0 0 20 20" });
+        icon.appendChild(svgEl("use", { href: "#t-" + k }));
+        span.appendChild(icon);
+        span.appendChild(document.createTextNode(String(t[k])));
+        tk.appendChild(span);
+        tk.appendChild(document.createTextNode(" "));
       });
       row.appendChild(tk);
       tbl.appendChild(row);

@@ -95,12 +95,11 @@
   $("setup").addEventListener("change", refresh);
   $("clear").onclick = function () { tokens = {}; counts(); };
 
+  /* Saved layouts: the list holds names only; a layout's tokens are fetched when it is loaded. */
   function loadSaved() {
     M.api("GET", "/api/layouts").then(function (res) {
-      if (!res.ok) return;
-      var d = res.data;
-      saved = Array.isArray(d) ? d : Array.isArray(d && d.layouts) ? d.layouts :
-        Object.keys(d || {}).map(function (k) { return { name: k, tokens: d[k] }; });
+      if (!res.ok || !Array.isArray(res.data)) return;
+      saved = res.data.filter(function (l) { return l && typeof l.name === "string"; });
       var sel = $("saved");
       sel.textContent = "";
       saved.forEach(function (l, i) { var o = M.el("option", "", l.name); o.value = i; sel.appendChild(o); });
@@ -109,9 +108,25 @@
   $("load").onclick = function () {
     var l = saved[+$("saved").value];
     if (!l) return;
-    tokens = {};
-    for (var nb in l.tokens) tokens[nb] = l.tokens[nb];
-    counts();
+    M.api("GET", "/api/layouts?name=" + encodeURIComponent(l.name)).then(function (res) {
+      if (!res.ok || !res.data || typeof res.data.tokens !== "object") {
+        $("msg").textContent = M.errorOf(res);
+        $("msg").className = "msg";
+        return;
+      }
+      // A saved layout is for the districts it leaves empty: those go out of play with it.
+      var out = Array.isArray(res.data.removed_districts) ? res.data.removed_districts : [];
+      if (res.data.players === players().length) {
+        var boxes = document.querySelectorAll("#removed input");
+        for (var i = 0; i < boxes.length; i++) boxes[i].checked = out.indexOf(boxes[i].value) >= 0;
+        removedBoxes();
+      }
+      tokens = {};
+      for (var nb in res.data.tokens) {
+        if (R.token_kinds.indexOf(res.data.tokens[nb]) >= 0 && districtOf(nb)) tokens[nb] = res.data.tokens[nb];
+      }
+      counts();
+    });
   };
   $("save").onclick = function () {
     var name = $("layout-name").value.trim();

@@ -261,7 +261,7 @@
   };
   $("pass").onclick = function () { post("/actions", { pass: true, expect_seq: view.seq }); };
   $("start").onclick = function () { post("/start", {}); };
-  $("undo").onclick = function () { if (window.confirm(G.undoQuestion(view))) post("/undo", {}); };
+  $("undo").onclick = function () { if (window.confirm(G.undoQuestion(view))) post("/undo", { expect_seq: view.seq }); };
   $("join").onsubmit = function (ev) {
     ev.preventDefault();
     var name = $("join-name").value.trim();

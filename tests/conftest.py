@@ -12,7 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from server_helpers import LiveServer, Phone, free_port  # noqa: E402
 
 
-FAST = {"COMPANION_RATE_LIMIT": "1000"}
+FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000",
+        "COMPANION_LOBBY_LIMIT": "100000"}
 
 
 @pytest.fixture(scope="module")

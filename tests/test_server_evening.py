@@ -337,9 +337,9 @@ def test_seat_race_exactly_one_is_seated_the_other_told(server, phone):
         go = threading.Barrier(2)
         out = {}
 
-        def claim(p, name):
-            go.wait()
-            out[name] = p.post(f"/api/games/{gid}/seats/{color}", {"name": name})
+        def claim(p, who):
+            go.wait()   # names differ per colour: a seat's name is unique in its game
+            out[who] = p.post(f"/api/games/{gid}/seats/{color}", {"name": f"{who} {color}"})
 
         ts = [threading.Thread(target=claim, args=(a, "A")), threading.Thread(target=claim, args=(b, "B"))]
         for t in ts:

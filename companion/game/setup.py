@@ -113,6 +113,27 @@ def check_layout(players: int, removed: frozenset[str], tokens: Mapping[str, str
     return MappingProxyType(dict(tokens))
 
 
+def check_saved_layout(tokens: Mapping[str, str], board: Optional[Board] = None) -> tuple[int, frozenset[str]]:
+    """A layout saved for reuse, checked as strictly as a game's; returns the player count and districts out it is for.
+
+    A saved layout is for the table whose districts it leaves empty: those peripheral districts are out
+    of play, and the player count is 4 minus their number (the rulebook removes one district for 3
+    players and two adjacent ones for 2)."""
+    board = board or load_board()
+    for nb in tokens:
+        if nb not in board.neighborhoods:
+            raise RuleError("token_unknown_neighborhood", neighborhood=nb)
+    used = {board.neighborhoods[nb].district for nb in tokens}
+    empty = [d for d in PERIPHERAL if d not in used]
+    if len(empty) > 2:
+        d = empty[2]
+        raise RuleError("token_district_count", district=d, need=board.random_setup_tokens[d], got=0)
+    players = 4 - len(empty)
+    removed = check_removed(players, empty, board)
+    check_layout(players, removed, tokens, board)
+    return players, removed
+
+
 def make_setup(mode: str, seats: Sequence[Seat], removed: Iterable[str], tokens: Mapping[str, str],
                board: Optional[Board] = None) -> Setup:
     """A checked setup; raises RuleError with the first thing wrong."""

@@ -1,0 +1,118 @@
+"""Before any route: the Host header must name this server (DNS rebinding), and every answer carries the page policy."""
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+from typing import Callable, Iterable, Optional
+from urllib.parse import urlsplit
+
+from werkzeug.wrappers import Request
+
+from . import i18n
+
+# No script but our own files, nothing embedded, never framed; style too comes only from our files.
+CSP = "default-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'"
+HEADERS = (("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff"),
+           ("Referrer-Policy", "same-origin"))
+_NAMES = {h.lower() for h, _ in HEADERS}
+
+
+def host_name(host: str) -> Optional[str]:
+    """The name in a Host header, lower case, without port or trailing dot; None when it is not a host at all."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        rest = host[end + 1:]
+        if end < 0 or (rest and not (rest[:1] == ":" and rest[1:].isdigit())):
+            return None
+        return host[1:end]
+    name, _, port = host.partition(":")
+    if port and not port.isdigit():
+        return None
+    return name.rstrip(".") or None
+
+
+def own_names(join_url: Optional[str]) -> set[str]:
+    """The names this server answers to: localhost, its host name and `.local` name, the join URL's host."""
+    names = {"localhost"}
+    me = socket.gethostname().lower().rstrip(".")
+    if me:
+        names |= {me, me.split(".")[0] + ".local"}
+    if join_url:
+        try:
+            joined = urlsplit(join_url).hostname
+        except ValueError:
+            joined = None
+        if joined:
+            names.add(joined.lower().rstrip("."))
+    return names
+
+
+def host_allowed(host: Optional[str], names: Iterable[str], local_addr: Optional[str]) -> bool:
+    """True when the Host header names this server.
+
+    A rebinding page reaches the Pi under its own domain name, so names must be ours. An address is
+    ours when it is a loopback one or the very address this connection arrived at."""
+    if host is None:
+        return True   # HTTP/1.0 without Host: no browser, so no page that could have been rebound
+    name = host_name(host)
+    if name is None:
+        return False
+    if name in names:   # also the join URL's address when it is one (a port forwarded to the Pi)
+        return True
+    try:
+        ip = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    if ip.is_loopback:
+        return True
+    if local_addr:
+        try:
+            return ipaddress.ip_address(local_addr.split("%")[0]) == ip
+        except ValueError:
+            return False
+    return False
+
+
+def _local_addr(environ: dict) -> Optional[str]:
+    """The address the request came in on (gunicorn and werkzeug both hand the socket over)."""
+    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    try:
+        addr = sock.getsockname() if sock is not None else None
+    except OSError:
+        addr = None
+    if isinstance(addr, tuple) and addr:
+        return str(addr[0])
+    return environ.get("SERVER_ADDR")
+
+
+class Guard:
+    """WSGI middleware around the Flask app: refuses a foreign Host before routing; adds the page policy headers."""
+
+    def __init__(self, app: Callable, join_url: Callable[[], Optional[str]]):
+        self.app = app
+        self.join_url = join_url
+
+    def __call__(self, environ, start_response):
+        host = environ.get("HTTP_HOST")
+        if not host_allowed(host, own_names(self.join_url()), _local_addr(environ)):
+            return self.refuse(environ, start_response)
+
+        def with_headers(status, headers, exc_info=None):
+            headers = [(k, v) for k, v in headers if k.lower() not in _NAMES] + list(HEADERS)
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, with_headers)
+
+    def refuse(self, environ, start_response):
+        lang = i18n.pick_lang(Request(environ))
+        sentence = i18n.t(lang, "bad_host")
+        if environ.get("PATH_INFO", "").startswith("/api/"):
+            body = json.dumps({"error": sentence, "code": "bad_host"}).encode()
+            kind = "application/json"
+        else:
+            body, kind = sentence.encode(), "text/plain; charset=utf-8"
+        start_response("421 Misdirected Request", [("Content-Type", kind), ("Content-Length", str(len(body))),
+                                                  ("Connection", "close"), *HEADERS])
+        return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
