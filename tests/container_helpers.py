@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -31,8 +32,12 @@ RECIPES = {
     # libpam-systemd: NetworkManager's polkitd needs a logind, which debootstrap does not choose by itself
     "bookworm": {"release": "bookworm", "arch": "amd64", "packages": BOOTED + ["libpam-systemd", "network-manager"]},
     "trixie": {"release": "trixie", "arch": "amd64", "packages": BOOTED},
-    # no systemd needed there: the server is started by hand under emulation
-    "bookworm-arm64": {"release": "bookworm", "arch": "arm64", "packages": ["python3", "python3-venv", "python3-pip"]},
+    # No systemd needed there: the server is started by hand under emulation. Only what `python3 -m venv` needs
+    # (python3-venv brings python3 and the pip wheel ensurepip installs into the venv): every package more is
+    # unpacked and configured under qemu, the slowest part of the whole suite on a cold cache. Its wheelhouse
+    # is downloaded on the host (see wheelhouse), so the root needs no pip of its own.
+    "bookworm-arm64": {"release": "bookworm", "arch": "arm64", "packages": ["python3-venv"],
+                       "python": "3.11", "glibc": (2, 36)},
 }
 
 
@@ -114,16 +119,48 @@ def root(name: str) -> Path:
     return path
 
 
+def pi_platforms(arch: str, glibc: tuple[int, int]) -> list[str]:
+    """The platform tags pip accepts on a Linux `arch` with that glibc, best first (what pip on that machine
+    computes for itself): manylinux_2_<glibc> down to manylinux_2_17 (= manylinux2014), then plain linux."""
+    return [*(f"manylinux_2_{minor}_{arch}" for minor in range(glibc[1], 16, -1)), f"manylinux2014_{arch}",
+            f"linux_{arch}"]
+
+
+def _download_for(recipe: dict, reqs: list[str], dest: Path) -> None:
+    """pip on this host downloads what pip on the emulated machine would pick: the same Python version, ABI and
+    platform tags, wheels only (a pure wheel where there is no binary one). Running the root's own pip under
+    qemu for this took a minute or more, and made the root carry pip."""
+    platforms = pi_platforms("aarch64" if recipe["arch"] == "arm64" else recipe["arch"], recipe["glibc"])
+    version = recipe["python"]
+    _run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-cache-dir",
+          "--only-binary=:all:", "--implementation", "cp", "--python-version", version,
+          "--abi", f"cp{version.replace('.', '')}", "--abi", "abi3", "--abi", "none",
+          *(f"--platform={p}" for p in platforms), "--dest", str(dest), *reqs], timeout=1800)
+
+
 def wheelhouse(name: str) -> Path:
     """A directory of the wheels (or sdists, where PyPI has no wheel) that pip in root `name` picks for the
-    project and its `pi` extra: downloaded by that root's own pip and Python, as pip on a Pi would."""
+    project and its `pi` extra: downloaded by that root's own pip and Python, as pip on a Pi would; for an
+    emulated root by the host's pip told that root's Python and platform (see _download_for)."""
+    recipe = RECIPES[name]
     base = root(name)
     reqs = requirements()
-    path = CACHE / f"wheels-{name}-{_key(base.name, reqs)}"
+    emulated = recipe["arch"] != "amd64"
+    path = CACHE / f"wheels-{name}-{_key(base.name, reqs, 'host pip' if emulated else 'root pip')}"
     if (path / ".complete").exists():
         return path
     with _locked(f"wheels-{name}"):
         if (path / ".complete").exists():
+            return path
+        if emulated:
+            work = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=CACHE))
+            try:
+                _download_for(recipe, reqs, work)
+                shutil.rmtree(path, ignore_errors=True)
+                (work / ".complete").write_text(" ".join(reqs) + "\n")
+                work.rename(path)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
             return path
         work = Path(tempfile.mkdtemp(prefix="wheels.", dir=base / "tmp"))
         try:
@@ -266,6 +303,27 @@ class Machine:
     def close(self) -> None:
         self.shutdown()
         self.overlay.close()
+
+
+def prebuild(names: list[str]) -> list[threading.Thread]:
+    """Build the roots and wheelhouses not yet cached in the background while other tests run: the emulated
+    root alone (qemu, one core) and the others one after the other in the order given. A test that needs one
+    waits on its lock (flock: also between threads) and finds it built; a failed build is only printed here,
+    the test that needs it builds it again and fails with the reason."""
+    def build(group: list[str]) -> None:
+        for name in group:
+            try:
+                wheelhouse(name)
+            except Exception as e:  # noqa: BLE001 (the test that needs it says why)
+                print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
+
+    missing = [n for n in names if not (CACHE / f"{n}-{_key(RECIPES[n], mirror())}" / ".complete").exists()]
+    groups = [[n for n in missing if RECIPES[n]["arch"] != "amd64"], [n for n in missing if RECIPES[n]["arch"] == "amd64"]]
+    threads = [threading.Thread(target=build, args=(g,), name=f"prebuild {' '.join(g)}", daemon=True)
+               for g in groups if g]
+    for t in threads:
+        t.start()
+    return threads
 
 
 def can_run() -> str | None:
