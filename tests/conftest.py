@@ -28,8 +28,14 @@ def pytest_collection_modifyitems(session, config, items):
     items[:] = [i for i in items if i.path.name != CONTAINERS] + [i for i in ours if i not in arm64] + arm64
     import container_helpers
     if container_helpers.can_run() is None and not config.option.collectonly:
-        names = [n for n in ("bookworm", "trixie") if any(f"[{n}]" in i.name for i in ours)]
-        container_helpers.prebuild(names + (["bookworm-arm64"] if arm64 else []))
+        container_helpers.prebuild([n for n in ("bookworm", "trixie") if any(f"[{n}]" in i.name for i in ours)])
+        if arm64:
+            container_helpers.aarch64_start()  # builds its root first when it is not cached yet
+
+
+def pytest_sessionfinish(session):
+    if "container_helpers" in sys.modules:
+        sys.modules["container_helpers"].aarch64_stop()
 
 
 @pytest.fixture(scope="module")

@@ -305,25 +305,119 @@ class Machine:
         self.overlay.close()
 
 
-def prebuild(names: list[str]) -> list[threading.Thread]:
-    """Build the roots and wheelhouses not yet cached in the background while other tests run: the emulated
-    root alone (qemu, one core) and the others one after the other in the order given. A test that needs one
-    waits on its lock (flock: also between threads) and finds it built; a failed build is only printed here,
-    the test that needs it builds it again and fails with the reason."""
-    def build(group: list[str]) -> None:
-        for name in group:
+def prebuild(names: list[str]) -> threading.Thread:
+    """Build the roots and wheelhouses `names` not yet cached, one after the other in a background thread, while
+    other tests run. A test that needs one waits on its lock (flock: also between threads of one process) and
+    finds it built; a failed build is only printed here: the test that needs it tries again and fails with why."""
+    def build() -> None:
+        for name in names:
             try:
                 wheelhouse(name)
             except Exception as e:  # noqa: BLE001 (the test that needs it says why)
                 print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
 
-    missing = [n for n in names if not (CACHE / f"{n}-{_key(RECIPES[n], mirror())}" / ".complete").exists()]
-    groups = [[n for n in missing if RECIPES[n]["arch"] != "amd64"], [n for n in missing if RECIPES[n]["arch"] == "amd64"]]
-    threads = [threading.Thread(target=build, args=(g,), name=f"prebuild {' '.join(g)}", daemon=True)
-               for g in groups if g]
-    for t in threads:
-        t.start()
-    return threads
+    thread = threading.Thread(target=build, name=f"prebuild {' '.join(names)}", daemon=True)
+    thread.start()
+    return thread
+
+
+CLONE = "/root/metropolys-companion"  # where a person's clone is, inside the roots
+# The same commands install.sh runs for the venv and lgpio, but for --no-compile: byte-compiling every installed
+# module under emulation takes long and proves nothing here (Python compiles what it imports).
+AARCH64_SCRIPT = f"""set -e
+python3 -m venv --system-site-packages /opt/metropolys-companion/.venv
+py=/opt/metropolys-companion/.venv/bin/python
+$py -m pip install --no-compile {CLONE}
+$py -m pip install --no-compile --only-binary=:all: "$($py -c 'import sys, tomllib
+print(*tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["pi"])' {CLONE}/pyproject.toml)"
+$py -c 'import lgpio, platform; print("lgpio", lgpio.__file__, platform.machine())'
+/opt/metropolys-companion/.venv/bin/companion serve --host 127.0.0.1 --port 8000 --db /tmp/c.sqlite3 > /tmp/serve.log 2>&1 &
+for i in $(seq 1 240); do
+  if $py -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8000/table", timeout=5).status)'
+  then echo "answered after $i tries"; exit 0; fi
+  sleep 0.5
+done
+echo "no answer; serve printed:"; cat /tmp/serve.log; exit 1
+"""
+
+
+class Aarch64Check:
+    """The arm64 root's install and first answer, run once in a background thread (it is mostly emulated CPU
+    work, so it can overlap tests that mostly wait); `result` waits for it."""
+    TIMEOUT = 1200  # s for the run itself, after the root is built
+
+    def __init__(self):
+        self.done: subprocess.CompletedProcess | None = None
+        self.built = self.ran = 0.0
+        self.wheels: list[str] = []
+        self.error: BaseException | None = None
+        self.proc: subprocess.Popen | None = None
+        self.stopped = False
+        self.thread = threading.Thread(target=self._run, name="aarch64 check", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            t = time.monotonic()
+            wheels = wheelhouse("bookworm-arm64")
+            self.built, self.wheels = time.monotonic() - t, sorted(p.name for p in wheels.iterdir())
+            layer = Overlay(root("bookworm-arm64"))
+            try:
+                source_copy(layer.merged / CLONE.lstrip("/"))
+                t = time.monotonic()
+                self.proc = subprocess.Popen(
+                    ["systemd-nspawn", "-D", str(layer.merged), "--private-network", "--register=no", "--keep-unit",
+                     "--quiet", "--setenv=PIP_NO_INDEX=1", "--setenv=PIP_FIND_LINKS=/wheelhouse",
+                     "--setenv=PIP_DISABLE_PIP_VERSION_CHECK=1", f"--bind-ro={wheels}:/wheelhouse",
+                     "bash", "-c", AARCH64_SCRIPT], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+                try:
+                    out, err = self.proc.communicate(timeout=self.TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    self._kill()
+                    out, err = self.proc.communicate()
+                    err += f"\n(killed: no result after {self.TIMEOUT} s)"
+                self.ran = time.monotonic() - t
+                self.done = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+            finally:
+                layer.close()
+        except BaseException as e:  # noqa: BLE001 (handed to the test by result())
+            self.error = e
+
+    def _kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def result(self) -> "Aarch64Check":
+        self.thread.join()
+        if self.error:
+            raise self.error
+        return self
+
+    def stop(self) -> None:
+        """At the end of the session: a run nobody waited for (its test deselected or not reached) is killed."""
+        if self.thread.is_alive() and self.proc and self.proc.poll() is None:
+            self._kill()
+        self.thread.join(timeout=60)
+
+
+_aarch64: list[Aarch64Check] = []
+
+
+def aarch64_start() -> Aarch64Check:
+    """The one background arm64 check of this session, started now if it was not yet."""
+    if not _aarch64:
+        _aarch64.append(Aarch64Check())
+    return _aarch64[0]
+
+
+def aarch64_check() -> Aarch64Check:
+    return aarch64_start().result()
+
+
+def aarch64_stop() -> None:
+    if _aarch64:
+        _aarch64[0].stop()
 
 
 def can_run() -> str | None:
