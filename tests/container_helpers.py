@@ -146,7 +146,7 @@ def wheelhouse(name: str) -> Path:
     base = root(name)
     reqs = requirements()
     emulated = recipe["arch"] != "amd64"
-    path = CACHE / f"wheels-{name}-{_key(base.name, reqs, 'host pip' if emulated else 'root pip')}"
+    path = CACHE / f"wheels-{name}-{_key(base.name, reqs, *(['host pip'] if emulated else []))}"
     if (path / ".complete").exists():
         return path
     with _locked(f"wheels-{name}"):

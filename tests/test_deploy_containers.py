@@ -3,9 +3,12 @@ offline from a wheelhouse pip made for that release's Python; the aarch64 wheel 
 against a real NetworkManager. The roots are built once with debootstrap and cached (container_helpers.py)."""
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -42,24 +45,55 @@ class Installed:
         self.name, self.m, self.first = name, machine, first
 
 
-@pytest.fixture(scope="module", params=["bookworm", "trixie"])
-def pi(request, tmp_path_factory):
-    """A fresh `release` booted with systemd, with install.sh run once from a clone, as a person would."""
-    name = request.param
+RELEASES = ["bookworm", "trixie"]
+
+
+def _prepare(name: str, log: Path) -> Installed:
+    """A fresh `name` booted with systemd, with install.sh run once from a clone, as a person would."""
     t = time.monotonic()
     wheels = wheelhouse(name)
     if time.monotonic() - t > 5:
         figure(f"{name}: root and wheelhouse built in {time.monotonic() - t:.0f} s (first run only)")
-    machine = Machine(name, tmp_path_factory.mktemp(name) / "console.log")
+    machine = Machine(name, log)
     try:
         source_copy(machine.dir / CLONE.lstrip("/"))
         figure(f"{name}: booted in {machine.boot(binds={wheels: '/wheelhouse'}):.1f} s")
         t = time.monotonic()
         first = machine.sh(INSTALL, env=OFFLINE, timeout=900, check=False)
         figure(f"{name}: first install.sh run took {time.monotonic() - t:.1f} s")
-        yield Installed(name, machine, first)
-    finally:
+        return Installed(name, machine, first)
+    except BaseException:
         machine.close()
+        raise
+
+
+@pytest.fixture(scope="module")
+def prepared(request, tmp_path_factory):
+    """Every release the selected tests need, booted and installed at once in background threads: the releases
+    are separate containers with their own network namespaces, and their boots and first installs overlap
+    instead of following one another (the tests then look at one release at a time)."""
+    here = Path(__file__).name
+    wanted = [n for n in RELEASES if any(i.path.name == here and f"[{n}]" in i.name for i in request.session.items)]
+    pool = ThreadPoolExecutor(max_workers=max(1, len(wanted)), thread_name_prefix="prepare")
+    futures = {n: pool.submit(_prepare, n, tmp_path_factory.mktemp(n) / "console.log") for n in wanted}
+    try:
+        yield futures
+    finally:
+        for future in futures.values():  # the ones no test took (deselected, or the run stopped early)
+            with contextlib.suppress(BaseException):
+                future.result().m.close()
+        pool.shutdown()
+
+
+@pytest.fixture(scope="module", params=RELEASES)
+def pi(request, prepared, tmp_path_factory):
+    name = request.param
+    future = prepared.get(name)
+    installed = future.result() if future else _prepare(name, tmp_path_factory.mktemp(name) / "console.log")
+    try:
+        yield installed
+    finally:
+        installed.m.close()
 
 
 def check_running(pi: Installed, settle: float = 20) -> None:
