@@ -35,9 +35,13 @@ RECIPES = {
     # No systemd needed there: the server is started by hand under emulation. Only what `python3 -m venv` needs
     # (python3-venv brings python3 and the pip wheel ensurepip installs into the venv): every package more is
     # unpacked and configured under qemu, the slowest part of the whole suite on a cold cache. Its wheelhouse
-    # is downloaded on the host (see wheelhouse), so the root needs no pip of its own.
+    # is downloaded on the host (see wheelhouse), so the root needs no pip of its own. dpkg leaves out the CA
+    # certificates (pip's wheel depends on ca-certificates, whose update-ca-certificates ran twice for 3 minutes
+    # each under qemu; everything here is offline), documentation and translations.
     "bookworm-arm64": {"release": "bookworm", "arch": "arm64", "packages": ["python3-venv"],
-                       "python": "3.11", "glibc": (2, 36)},
+                       "python": "3.11", "glibc": (2, 36),
+                       "leave_out": ["/usr/share/ca-certificates/*", "/usr/share/doc/*", "/usr/share/man/*",
+                                     "/usr/share/locale/*", "/usr/share/info/*"]},
 }
 
 
@@ -109,8 +113,17 @@ def root(name: str) -> Path:
         work = path.with_name(path.name + ".partial")
         shutil.rmtree(work, ignore_errors=True)
         started = time.monotonic()
-        _run(["debootstrap", "--variant=minbase", f"--arch={recipe['arch']}",
-              f"--include={','.join(recipe['packages'])}", recipe["release"], str(work), mirror()], timeout=3600)
+        cmd = ["debootstrap", "--variant=minbase", f"--arch={recipe['arch']}",
+               f"--include={','.join(recipe['packages'])}", recipe["release"], str(work), mirror()]
+        if not recipe.get("leave_out"):
+            _run(cmd, timeout=3600)
+        else:
+            # first stage (download, unpack) here; then dpkg is told to leave those paths out before the second
+            # stage (every package unpacked again and configured, under qemu) runs in the root
+            _run([cmd[0], "--foreign", *cmd[1:]], timeout=3600)
+            (work / "etc/dpkg/dpkg.cfg.d/companion-tests").write_text(
+                "".join(f"path-exclude={p}\n" for p in recipe["leave_out"]))
+            _run(["chroot", str(work), "/debootstrap/debootstrap", "--second-stage"], timeout=3600)
         # apt's downloaded .debs are not part of a Pi's image
         for deb in (work / "var/cache/apt/archives").glob("*.deb"):
             deb.unlink()
