@@ -35,7 +35,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_sessionfinish(session):
     if "container_helpers" in sys.modules:
-        sys.modules["container_helpers"].aarch64_stop()
+        sys.modules["container_helpers"].stop_all()
 
 
 @pytest.fixture(scope="module")

@@ -75,11 +75,37 @@ def _locked(name: str):
         yield
 
 
+_running: set[subprocess.Popen] = set()  # builds under way, in this thread or a background one
+
+
 def _run(cmd: list[str], timeout: float, **kw) -> subprocess.CompletedProcess:
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    """Run cmd (in its own process group, so that kill_builds can stop all it started) and return its output."""
+    with subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True, **kw) as proc:
+        _running.add(proc)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except BaseException:
+            _killpg(proc)
+            raise
+        finally:
+            _running.discard(proc)
+    done = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return done
+
+
+def _killpg(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def kill_builds() -> None:
+    """Stop the builds still under way (the session ends before a test needed them, or was interrupted): left
+    running, a debootstrap would go on writing into a .partial directory the next run starts afresh."""
+    for proc in list(_running):
+        _killpg(proc)
 
 
 def binfmt_ready(arch: str) -> bool:
@@ -398,8 +424,7 @@ class Aarch64Check:
             self.error = e
 
     def _kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        _killpg(self.proc)
 
     def result(self) -> "Aarch64Check":
         self.thread.join()
@@ -428,7 +453,9 @@ def aarch64_check() -> Aarch64Check:
     return aarch64_start().result()
 
 
-def aarch64_stop() -> None:
+def stop_all() -> None:
+    """At the end of the session: builds and the arm64 run still under way are stopped."""
+    kill_builds()
     if _aarch64:
         _aarch64[0].stop()
 
