@@ -14,6 +14,29 @@ from server_helpers import LiveServer, Phone, free_port  # noqa: E402
 
 FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000",
         "COMPANION_LOBBY_LIMIT": "100000"}
+CONTAINERS = "test_deploy_containers.py"
+
+
+@pytest.hookimpl(trylast=True)  # after pytest has grouped the items by their fixtures' parameters
+def pytest_collection_modifyitems(session, config, items):
+    """The container tests last, the emulated (arm64) one at the very end, and their Debian roots built in the
+    background from the start: on a cold cache the builds (minutes, the arm64 one under qemu) overlap the rest
+    of the suite instead of adding to it."""
+    ours = [i for i in items if i.path.name == CONTAINERS]
+    if not ours:
+        return
+    arm64 = [i for i in ours if "aarch64" in i.name]
+    items[:] = [i for i in items if i.path.name != CONTAINERS] + [i for i in ours if i not in arm64] + arm64
+    import container_helpers
+    if container_helpers.can_run() is None and not config.option.collectonly:
+        container_helpers.prebuild([n for n in ("bookworm", "trixie") if any(f"[{n}]" in i.name for i in ours)])
+        if arm64:
+            container_helpers.aarch64_start()  # builds its root first when it is not cached yet
+
+
+def pytest_sessionfinish(session):
+    if "container_helpers" in sys.modules:
+        sys.modules["container_helpers"].stop_all()
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -31,8 +32,16 @@ RECIPES = {
     # libpam-systemd: NetworkManager's polkitd needs a logind, which debootstrap does not choose by itself
     "bookworm": {"release": "bookworm", "arch": "amd64", "packages": BOOTED + ["libpam-systemd", "network-manager"]},
     "trixie": {"release": "trixie", "arch": "amd64", "packages": BOOTED},
-    # no systemd needed there: the server is started by hand under emulation
-    "bookworm-arm64": {"release": "bookworm", "arch": "arm64", "packages": ["python3", "python3-venv", "python3-pip"]},
+    # No systemd needed there: the server is started by hand under emulation. Only what `python3 -m venv` needs
+    # (python3-venv brings python3 and the pip wheel ensurepip installs into the venv): every package more is
+    # unpacked and configured under qemu, the slowest part of the whole suite on a cold cache. Its wheelhouse
+    # is downloaded on the host (see wheelhouse), so the root needs no pip of its own. dpkg leaves out the CA
+    # certificates (pip's wheel depends on ca-certificates, whose update-ca-certificates ran twice for 3 minutes
+    # each under qemu; everything here is offline), documentation and translations.
+    "bookworm-arm64": {"release": "bookworm", "arch": "arm64", "packages": ["python3-venv"],
+                       "python": "3.11", "glibc": (2, 36),
+                       "leave_out": ["/usr/share/ca-certificates/*", "/usr/share/doc/*", "/usr/share/man/*",
+                                     "/usr/share/locale/*", "/usr/share/info/*"]},
 }
 
 
@@ -66,11 +75,37 @@ def _locked(name: str):
         yield
 
 
+_running: set[subprocess.Popen] = set()  # builds under way, in this thread or a background one
+
+
 def _run(cmd: list[str], timeout: float, **kw) -> subprocess.CompletedProcess:
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    """Run cmd (in its own process group, so that kill_builds can stop all it started) and return its output."""
+    with subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True, **kw) as proc:
+        _running.add(proc)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except BaseException:
+            _killpg(proc)
+            raise
+        finally:
+            _running.discard(proc)
+    done = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return done
+
+
+def _killpg(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def kill_builds() -> None:
+    """Stop the builds still under way (the session ends before a test needed them, or was interrupted): left
+    running, a debootstrap would go on writing into a .partial directory the next run starts afresh."""
+    for proc in list(_running):
+        _killpg(proc)
 
 
 def binfmt_ready(arch: str) -> bool:
@@ -104,8 +139,17 @@ def root(name: str) -> Path:
         work = path.with_name(path.name + ".partial")
         shutil.rmtree(work, ignore_errors=True)
         started = time.monotonic()
-        _run(["debootstrap", "--variant=minbase", f"--arch={recipe['arch']}",
-              f"--include={','.join(recipe['packages'])}", recipe["release"], str(work), mirror()], timeout=3600)
+        cmd = ["debootstrap", "--variant=minbase", f"--arch={recipe['arch']}",
+               f"--include={','.join(recipe['packages'])}", recipe["release"], str(work), mirror()]
+        if not recipe.get("leave_out"):
+            _run(cmd, timeout=3600)
+        else:
+            # first stage (download, unpack) here; then dpkg is told to leave those paths out before the second
+            # stage (every package unpacked again and configured, under qemu) runs in the root
+            _run([cmd[0], "--foreign", *cmd[1:]], timeout=3600)
+            (work / "etc/dpkg/dpkg.cfg.d/companion-tests").write_text(
+                "".join(f"path-exclude={p}\n" for p in recipe["leave_out"]))
+            _run(["chroot", str(work), "/debootstrap/debootstrap", "--second-stage"], timeout=3600)
         # apt's downloaded .debs are not part of a Pi's image
         for deb in (work / "var/cache/apt/archives").glob("*.deb"):
             deb.unlink()
@@ -114,16 +158,48 @@ def root(name: str) -> Path:
     return path
 
 
+def pi_platforms(arch: str, glibc: tuple[int, int]) -> list[str]:
+    """The platform tags pip accepts on a Linux `arch` with that glibc, best first (what pip on that machine
+    computes for itself): manylinux_2_<glibc> down to manylinux_2_17 (= manylinux2014), then plain linux."""
+    return [*(f"manylinux_2_{minor}_{arch}" for minor in range(glibc[1], 16, -1)), f"manylinux2014_{arch}",
+            f"linux_{arch}"]
+
+
+def _download_for(recipe: dict, reqs: list[str], dest: Path) -> None:
+    """pip on this host downloads what pip on the emulated machine would pick: the same Python version, ABI and
+    platform tags, wheels only (a pure wheel where there is no binary one). Running the root's own pip under
+    qemu for this took a minute or more, and made the root carry pip."""
+    platforms = pi_platforms("aarch64" if recipe["arch"] == "arm64" else recipe["arch"], recipe["glibc"])
+    version = recipe["python"]
+    _run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-cache-dir",
+          "--only-binary=:all:", "--implementation", "cp", "--python-version", version,
+          "--abi", f"cp{version.replace('.', '')}", "--abi", "abi3", "--abi", "none",
+          *(f"--platform={p}" for p in platforms), "--dest", str(dest), *reqs], timeout=1800)
+
+
 def wheelhouse(name: str) -> Path:
     """A directory of the wheels (or sdists, where PyPI has no wheel) that pip in root `name` picks for the
-    project and its `pi` extra: downloaded by that root's own pip and Python, as pip on a Pi would."""
+    project and its `pi` extra: downloaded by that root's own pip and Python, as pip on a Pi would; for an
+    emulated root by the host's pip told that root's Python and platform (see _download_for)."""
+    recipe = RECIPES[name]
     base = root(name)
     reqs = requirements()
-    path = CACHE / f"wheels-{name}-{_key(base.name, reqs)}"
+    emulated = recipe["arch"] != "amd64"
+    path = CACHE / f"wheels-{name}-{_key(base.name, reqs, *(['host pip'] if emulated else []))}"
     if (path / ".complete").exists():
         return path
     with _locked(f"wheels-{name}"):
         if (path / ".complete").exists():
+            return path
+        if emulated:
+            work = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=CACHE))
+            try:
+                _download_for(recipe, reqs, work)
+                shutil.rmtree(path, ignore_errors=True)
+                (work / ".complete").write_text(" ".join(reqs) + "\n")
+                work.rename(path)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
             return path
         work = Path(tempfile.mkdtemp(prefix="wheels.", dir=base / "tmp"))
         try:
@@ -266,6 +342,122 @@ class Machine:
     def close(self) -> None:
         self.shutdown()
         self.overlay.close()
+
+
+def prebuild(names: list[str]) -> threading.Thread:
+    """Build the roots and wheelhouses `names` not yet cached, one after the other in a background thread, while
+    other tests run. A test that needs one waits on its lock (flock: also between threads of one process) and
+    finds it built; a failed build is only printed here: the test that needs it tries again and fails with why."""
+    def build() -> None:
+        for name in names:
+            try:
+                wheelhouse(name)
+            except Exception as e:  # noqa: BLE001 (the test that needs it says why)
+                print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
+
+    thread = threading.Thread(target=build, name=f"prebuild {' '.join(names)}", daemon=True)
+    thread.start()
+    return thread
+
+
+CLONE = "/root/metropolys-companion"  # where a person's clone is, inside the roots
+# The same commands install.sh runs for the venv and lgpio, but for --no-compile: byte-compiling every installed
+# module under emulation takes long and proves nothing here (Python compiles what it imports).
+AARCH64_SCRIPT = f"""set -e
+python3 -m venv --system-site-packages /opt/metropolys-companion/.venv
+py=/opt/metropolys-companion/.venv/bin/python
+$py -m pip install --no-compile {CLONE}
+$py -m pip install --no-compile --only-binary=:all: "$($py -c 'import sys, tomllib
+print(*tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["pi"])' {CLONE}/pyproject.toml)"
+$py -c 'import lgpio, platform; print("lgpio", lgpio.__file__, platform.machine())'
+/opt/metropolys-companion/.venv/bin/companion serve --host 127.0.0.1 --port 8000 --db /tmp/c.sqlite3 > /tmp/serve.log 2>&1 &
+for i in $(seq 1 240); do
+  if $py -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8000/table", timeout=5).status)'
+  then echo "answered after $i tries"; exit 0; fi
+  sleep 0.5
+done
+echo "no answer; serve printed:"; cat /tmp/serve.log; exit 1
+"""
+
+
+class Aarch64Check:
+    """The arm64 root's install and first answer, run once in a background thread (it is mostly emulated CPU
+    work, so it can overlap tests that mostly wait); `result` waits for it."""
+    TIMEOUT = 1200  # s for the run itself, after the root is built
+
+    def __init__(self):
+        self.done: subprocess.CompletedProcess | None = None
+        self.built = self.ran = 0.0
+        self.wheels: list[str] = []
+        self.error: BaseException | None = None
+        self.proc: subprocess.Popen | None = None
+        self.stopped = False
+        self.thread = threading.Thread(target=self._run, name="aarch64 check", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            t = time.monotonic()
+            wheels = wheelhouse("bookworm-arm64")
+            self.built, self.wheels = time.monotonic() - t, sorted(p.name for p in wheels.iterdir())
+            layer = Overlay(root("bookworm-arm64"))
+            try:
+                source_copy(layer.merged / CLONE.lstrip("/"))
+                t = time.monotonic()
+                self.proc = subprocess.Popen(
+                    ["systemd-nspawn", "-D", str(layer.merged), "--private-network", "--register=no", "--keep-unit",
+                     "--quiet", "--setenv=PIP_NO_INDEX=1", "--setenv=PIP_FIND_LINKS=/wheelhouse",
+                     "--setenv=PIP_DISABLE_PIP_VERSION_CHECK=1", f"--bind-ro={wheels}:/wheelhouse",
+                     "bash", "-c", AARCH64_SCRIPT], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+                try:
+                    out, err = self.proc.communicate(timeout=self.TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    self._kill()
+                    out, err = self.proc.communicate()
+                    err += f"\n(killed: no result after {self.TIMEOUT} s)"
+                self.ran = time.monotonic() - t
+                self.done = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+            finally:
+                layer.close()
+        except BaseException as e:  # noqa: BLE001 (handed to the test by result())
+            self.error = e
+
+    def _kill(self) -> None:
+        _killpg(self.proc)
+
+    def result(self) -> "Aarch64Check":
+        self.thread.join()
+        if self.error:
+            raise self.error
+        return self
+
+    def stop(self) -> None:
+        """At the end of the session: a run nobody waited for (its test deselected or not reached) is killed."""
+        if self.thread.is_alive() and self.proc and self.proc.poll() is None:
+            self._kill()
+        self.thread.join(timeout=60)
+
+
+_aarch64: list[Aarch64Check] = []
+
+
+def aarch64_start() -> Aarch64Check:
+    """The one background arm64 check of this session, started now if it was not yet."""
+    if not _aarch64:
+        _aarch64.append(Aarch64Check())
+    return _aarch64[0]
+
+
+def aarch64_check() -> Aarch64Check:
+    return aarch64_start().result()
+
+
+def stop_all() -> None:
+    """At the end of the session: builds and the arm64 run still under way are stopped."""
+    kill_builds()
+    if _aarch64:
+        _aarch64[0].stop()
 
 
 def can_run() -> str | None:
