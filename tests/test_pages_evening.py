@@ -182,7 +182,7 @@ def test_a_seat_moves_to_a_fresh_browser_with_the_code_old_sees_no_cards_new_see
     moved = red.view(gid)["notice"]["seq"]
     later = [f for f in red.frames[old_frames:] if json.loads(f)["seq"] >= moved]
     assert later and all(json.loads(f).get("you") is None for f in later)
-    assert frame_leaks(red.frames[old_frames:], None, cards) == []
+    assert frame_leaks(later, None, cards) == []
     assert frame_leaks(fresh.frames, "red", cards) == []
 
 
