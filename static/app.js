@@ -8,7 +8,50 @@ var M = (function () {
       return params && params[k] !== undefined ? params[k] : m;
     });
   }
-  function tr(key, params) { return fill(S.ui[key] || key, params); }
+  // Gettext's Plural-Forms expression (C syntax over n), read by a small parser: the CSP allows no eval.
+  function pluralIndex(expr, n) {
+    var toks = expr.match(/\d+|n|[!=<>]=|&&|\|\||[-+*\/%<>!?:()]/g) || [], at = 0;
+    function peek() { return toks[at]; }
+    function next() { return toks[at++]; }
+    function primary() {
+      var tok = next();
+      if (tok === "(") { var v = ternary(); next(); return v; }
+      if (tok === "!") return primary() ? 0 : 1;
+      if (tok === "-") return -primary();
+      return tok === "n" ? n : parseInt(tok, 10);
+    }
+    var levels = [["*", "/", "%"], ["+", "-"], ["<", ">", "<=", ">="], ["==", "!="], ["&&"], ["||"]];
+    var ops = {
+      "*": function (a, b) { return a * b; }, "/": function (a, b) { return Math.trunc(a / b); },
+      "%": function (a, b) { return a % b; }, "+": function (a, b) { return a + b; },
+      "-": function (a, b) { return a - b; }, "<": function (a, b) { return +(a < b); },
+      ">": function (a, b) { return +(a > b); }, "<=": function (a, b) { return +(a <= b); },
+      ">=": function (a, b) { return +(a >= b); }, "==": function (a, b) { return +(a === b); },
+      "!=": function (a, b) { return +(a !== b); }, "&&": function (a, b) { return +(a && b); },
+      "||": function (a, b) { return +(a || b); }
+    };
+    function binary(level) {
+      var v = level < 0 ? primary() : binary(level - 1);
+      while (level >= 0 && levels[level].indexOf(peek()) >= 0) { var op = next(); v = ops[op](v, binary(level - 1)); }
+      return v;
+    }
+    function ternary() {
+      var c = binary(levels.length - 1);
+      if (peek() !== "?") return c;
+      next(); var a = ternary(); next(); var b = ternary();
+      return c ? a : b;
+    }
+    return +ternary();
+  }
+  function tr(key, params) {
+    var text = S.ui[key] || key;
+    if (Array.isArray(text)) {
+      var count = params ? params[(S.counts || {})[key] || "n"] : undefined;
+      var i = pluralIndex(S.plural || "(n != 1)", typeof count === "number" ? count : 2);
+      text = text[Math.min(Math.max(i, 0), text.length - 1)];
+    }
+    return fill(text, params);
+  }
   function term(w) { return S.terms[w] || w; }
   function cap(s) { s = String(s); return s.charAt(0).toUpperCase() + s.slice(1); }
   function letter(color) { return S.ui["letter_" + color] || color.charAt(0).toUpperCase(); }
@@ -318,7 +361,7 @@ var M = (function () {
     location.reload();
   });
 
-  return { S: S, tr: tr, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
+  return { S: S, tr: tr, pluralIndex: pluralIndex, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
     api: api, errorOf: errorOf, Map: BoardMap, live: live, status: status, callPanel: callPanel,
     playersPanel: playersPanel, endPanel: endPanel, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
 })();

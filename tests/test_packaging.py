@@ -16,6 +16,9 @@ client = create_app({"DB": sys.argv[2], "LEDS": None, "JOIN_URL": "http://192.0.
 for path in ("/", "/table", "/static/app.js", "/static/app.css", "/api/board"):
     r = client.get(path)
     assert r.status_code == 200, (path, r.status_code)
+# the gettext catalogs travel in the wheel: a German phone reads German
+page = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
+assert "Neue Partie" in page, "no German from the unpacked wheel"
 print("ok")
 """
 
@@ -27,7 +30,9 @@ def test_the_wheel_carries_templates_static_and_board_and_serves_pages(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     for need in ("companion/templates/phone.html", "companion/templates/table.html", "companion/static/app.js",
                  "companion/static/icon.svg", "companion/game/data/metropolys-board.json",
-                 "companion/game/data/board-map-drawn.json"):
+                 "companion/game/data/board-map-drawn.json", "companion/translations/messages.pot",
+                 "companion/translations/de/LC_MESSAGES/messages.po",
+                 "companion/translations/fr/LC_MESSAGES/messages.po"):
         assert need in names, need
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

@@ -49,10 +49,10 @@ def test_2_players_cannot_remove_opposite_districts():
 
 
 def test_wrong_number_or_kind_of_removed_districts():
-    assert sentence(check_removed, 4, ["north"]) == "4 players must remove 0 peripheral district(s), not 1"
-    assert sentence(check_removed, 3, []) == "3 players must remove 1 peripheral district(s), not 0"
-    assert sentence(check_removed, 3, ["north", "east"]) == "3 players must remove 1 peripheral district(s), not 2"
-    assert sentence(check_removed, 2, ["north"]) == "2 players must remove 2 peripheral district(s), not 1"
+    assert sentence(check_removed, 4, ["north"]) == "4 players must remove 0 peripheral districts, not 1"
+    assert sentence(check_removed, 3, []) == "3 players must remove 1 peripheral district, not 0"
+    assert sentence(check_removed, 3, ["north", "east"]) == "3 players must remove 1 peripheral district, not 2"
+    assert sentence(check_removed, 2, ["north"]) == "2 players must remove 2 peripheral districts, not 1"
     assert sentence(check_removed, 3, ["center"]) == "center is not a peripheral district (north, east, south, west)"
     assert sentence(check_removed, 2, ["east", "east"]) == "the east district is listed twice among the removed districts"
 

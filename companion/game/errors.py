@@ -1,7 +1,8 @@
 """One exception for every broken rule, carrying a sentence a player can read in any language."""
 from __future__ import annotations
 
-# English sentences; companion.i18n holds the German and French ones under the same codes.
+# English sentences; a (singular, plural, count) tuple is counted by its `count` parameter. They are the
+# msgids of the gettext catalogs in companion/translations (msgctxt "rule:<code>"), which hold the other languages.
 MESSAGES = {
     # play
     "game_over": "the game is over: {player} cannot act any more",
@@ -32,17 +33,29 @@ MESSAGES = {
     "missing_neighborhood_card": "{color} has no neighborhood card, which the expert game deals to everyone",
     "duplicate_card": "{card} is dealt to two players, but the deck holds it once",
     "bad_district": "{district} is not a peripheral district (north, east, south, west)",
-    "removed_count": "{count} players must remove {need} peripheral district(s), not {got}",
+    "removed_count": ("{count} players must remove {need} peripheral district, not {got}",
+                      "{count} players must remove {need} peripheral districts, not {got}", "need"),
     "removed_twice": "the {district} district is listed twice among the removed districts",
     "removed_not_adjacent": "2 players must remove two adjacent districts, not {a} and {b}",
     "token_unknown_neighborhood": "a token lies on {neighborhood}, which is not a neighborhood",
     "token_bad_kind": "the token on {neighborhood} is {kind}, not trendy, subway or archaeological",
     "token_blind_alley": "a token lies on {neighborhood}, a blind alley, where tokens never go",
     "token_removed_district": "a token lies on {neighborhood}, in the {district} district, which is not in play",
-    "token_kind_count": "{count} players use {need} {kind} tokens, not {got}",
-    "token_district_count": "the {district} district takes {need} tokens, not {got}",
+    "token_kind_count": ("{count} players use {need} {kind} token, not {got}",
+                         "{count} players use {need} {kind} tokens, not {got}", "need"),
+    "token_district_count": ("the {district} district takes {need} token, not {got}",
+                             "the {district} district takes {need} tokens, not {got}", "need"),
     "bad_record": "{detail}",
 }
+
+
+def english(code: str, params: dict) -> str:
+    """The English sentence for `code`, its plural form picked as English counts (one, else many)."""
+    text = MESSAGES[code]
+    if isinstance(text, tuple):
+        singular, plural, count = text
+        text = singular if params.get(count) == 1 else plural
+    return text.format(**params)
 
 
 class RuleError(ValueError):
@@ -51,7 +64,7 @@ class RuleError(ValueError):
     def __init__(self, code: str, **params):
         self.code = code
         self.params = params
-        super().__init__(MESSAGES[code].format(**params))
+        super().__init__(english(code, params))
 
     @property
     def sentence(self) -> str:
