@@ -473,9 +473,7 @@ class Table:
     def claim_seat(self, gid: str, color: str, name: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
-            self._not_abandoned(game)
-            if color not in game.colors:
-                raise Refused(404, "no_seat", color=color)
+            self._seat_in_game(game, color)
             holder = game.devices.get(color)
             if holder == device and game.names.get(color) == name:
                 return views.view_json(game, device)
@@ -495,10 +493,7 @@ class Table:
     def release_seat(self, gid: str, color: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
-            self._not_abandoned(game)
-            self._host_only(game, device)
-            if color not in game.devices:
-                raise Refused(404, "no_seat", color=color)
+            self._host_on_seat(game, color, device)
             if game.phase in ("playing", "finished"):
                 game.codes[color] = Code.fresh(device)   # the host's screen shows it for the new phone
             return self._commit(game, "release", {"color": color}, device)
@@ -509,9 +504,7 @@ class Table:
         """A code for this seat, shown only on the asking device: its holder, or the host when its phone is gone."""
         game = self.get(gid)
         with game.lock:
-            self._not_abandoned(game)
-            if color not in game.colors:
-                raise Refused(404, "no_seat", color=color)
+            self._seat_in_game(game, color)
             holder = game.devices.get(color)
             if device != holder:
                 if not game.can_host(device):
@@ -570,10 +563,7 @@ class Table:
     def hand_host(self, gid: str, color: str, device: str) -> str:
         game = self.get(gid)
         with game.lock:
-            self._not_abandoned(game)
-            self._host_only(game, device)
-            if color not in game.devices:
-                raise Refused(404, "no_seat", color=color)
+            self._host_on_seat(game, color, device)
             return self._commit(game, "host", {"color": color}, device)
 
     def table_host(self, gid: str, device: str) -> str:
@@ -588,10 +578,7 @@ class Table:
         """A seated player asks for the role of a host long gone; the table confirms (code or another player)."""
         game = self.get(gid)
         with game.lock:
-            self._not_abandoned(game)
-            color = game.seat_of(device)
-            if color is None:
-                raise Refused(403, "not_seated")
+            color = self._seated(game, device)
             if device == game.host:
                 raise Refused(409, "already_host")
             if self.hub.away_for(game.id, game.host) < self.host_away:
@@ -775,10 +762,7 @@ class Table:
     def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
         game = self.get(gid)
         with game.lock:
-            self._not_abandoned(game)
-            color = game.seat_of(device)
-            if color is None:
-                raise Refused(403, "not_seated")
+            color = self._seated(game, device)
             if expect_seq is not None and expect_seq != game.seq:
                 raise Refused(409, "stale")
             st = game.state
@@ -814,6 +798,27 @@ class Table:
     def _host_only(self, game: Game, device: str) -> None:
         if not game.can_host(device):
             raise Refused(403, "not_host")
+
+    def _seated(self, game: Game, device: str) -> str:
+        """The colour this device plays in a game still on: only a seated player bids or claims the host role."""
+        self._not_abandoned(game)
+        color = game.seat_of(device)
+        if color is None:
+            raise Refused(403, "not_seated")
+        return color
+
+    def _seat_in_game(self, game: Game, color: str) -> None:
+        """A seat of this game, and the game still on (seat and code requests name the colour they want)."""
+        self._not_abandoned(game)
+        if color not in game.colors:
+            raise Refused(404, "no_seat", color=color)
+
+    def _host_on_seat(self, game: Game, color: str, device: str) -> None:
+        """The host acts on a seat a device holds (free it for a new phone, hand it the host role)."""
+        self._not_abandoned(game)
+        self._host_only(game, device)
+        if color not in game.devices:
+            raise Refused(404, "no_seat", color=color)
 
     def _not_abandoned(self, game: Game) -> None:
         if game.abandoned:

@@ -13,30 +13,7 @@ KEYS = ("trendy", "subway", "subway_card", "archaeological", "archaeological_car
 
 def max_disjoint(groups: Iterable[frozenset]) -> int:
     """The largest number of pairwise-disjoint groups: each building serves one objective at most."""
-    groups = list(groups)
-    items = sorted({x for g in groups for x in g})
-    bit = {x: 1 << i for i, x in enumerate(items)}
-    masks = list({sum(bit[x] for x in g) for g in groups})
-    memo: dict[int, int] = {}
-
-    def pack(free: int) -> int:
-        if free in memo:
-            return memo[free]
-        fitting = [m for m in masks if m & free == m]
-        best = 0
-        if fitting:
-            union = 0
-            for m in fitting:
-                union |= m
-            low = union & -union  # every packing either uses this element or leaves it out
-            best = pack(free & ~low)
-            for m in fitting:
-                if m & low:
-                    best = max(best, 1 + pack(free & ~m))
-        memo[free] = best
-        return best
-
-    return pack((1 << len(items)) - 1)
+    return len(disjoint_groups(groups))
 
 
 def disjoint_groups(groups: Iterable[frozenset]) -> list[frozenset]:
@@ -56,7 +33,7 @@ def disjoint_groups(groups: Iterable[frozenset]) -> list[frozenset]:
                 union = 0
                 for m in fitting:
                     union |= m
-                low = union & -union
+                low = union & -union  # every packing either uses this element or leaves it out
                 best = pack(free & ~low)
                 for m in fitting:
                     if m & low:
