@@ -33,7 +33,7 @@ def test_a_restart_follows_the_game_that_moved_last_not_the_newest(start_server,
     server = start_server()
     host = phone(server)
     first = host.post("/api/games", GAME).json["id"]
-    second = host.post("/api/games", GAME).json["id"]
+    host.post("/api/games", GAME).json["id"]          # a second game: the newest, never moved
     assert host.post(f"/api/games/{first}/seats/blue", {"name": "Ann"}).status == 200
     assert host.get("/api/games/current").json["id"] == first
     server.kill()

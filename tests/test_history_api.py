@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from server_helpers import create_game, play, score_record, seat_and_start
+from server_helpers import create_game, play, score_record
 
 PLAYERS = {"blue": "Åsa", "red": "Bruno", "white": "Chloé"}
 

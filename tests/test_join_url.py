@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server_helpers import COMPANION, ROOT, free_port
+from server_helpers import COMPANION, ROOT
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -7,8 +7,6 @@ import random
 import time
 from pathlib import Path
 
-import pytest
-
 from companion import i18n
 from companion.game.record import replay
 from pages_helpers import SHOTS, browser, card_strings, dealt_cards, devices, frame_leaks  # noqa: F401

@@ -17,7 +17,7 @@ from companion.game.board import load_board
 from companion.game.setup import random_layout
 from companion.guard import CSP
 from pages_helpers import browser, devices  # noqa: F401
-from server_helpers import LiveServer, Phone, create_game, play, seat_and_start
+from server_helpers import LiveServer, Phone, play
 from conftest import FAST
 
 PWN = "window.pwned=(window.pwned||0)+1;alert(1)"

@@ -225,7 +225,7 @@ def test_only_the_host_may(strict, phone, what):
 
 
 def test_lobby_refusals(strict, phone):
-    host, red = phone(strict), phone(strict)
+    host = phone(strict)
     gid = create_game(host, ["blue", "red"], seed=5)
     events = strict.event_count()
     refused(host.post(f"/api/games/{gid}/start"), 409, "seats_free")

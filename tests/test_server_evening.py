@@ -11,8 +11,6 @@ import threading
 import time
 from types import SimpleNamespace
 
-import pytest
-
 from companion.codes import ALPHABET
 from companion.game.record import replay
 from server_helpers import Phone, create_game, play, score_record, seat_and_start
@@ -157,7 +155,7 @@ def test_host_claimed_by_a_seated_player_with_the_table_s_confirmation_then_pass
     refused(red.post(f"/api/games/{gid}/pass-for"), 403, "not_host")
     # The host's phone goes (browser closed mid-call); the table sees the seat offline.
     hsock.close()
-    last = rsock.wait_seq(n)
+    rsock.wait_seq(n)
     deadline = time.monotonic() + 10
     while "blue" not in rsock.last["offline"] and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -3,7 +3,6 @@ nothing logged, and the server still answering."""
 from __future__ import annotations
 
 import base64
-import json
 import os
 import random
 import socket
