@@ -7,11 +7,10 @@ import queue
 import random
 import secrets
 import threading
-import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Optional
+from typing import Callable, Optional
 
 from . import codes, history, views
 from .codes import Code
