@@ -1,9 +1,11 @@
 """The host page's LED test in real Chromium, against a server whose LEDs sit on gpiozero's mock pins."""
 from __future__ import annotations
 
+import re
 import time
 
 from gpiozero.pins.mock import MockFactory
+from playwright.sync_api import expect
 
 from companion.leds import Leds
 from pages_helpers import browser, devices  # noqa: F401
@@ -17,7 +19,7 @@ def test_the_host_page_tests_each_led_in_turn(inprocess_server, devices):
     srv = inprocess_server(LEDS=leds)
     host = devices(srv)
     host.goto("/")
-    host.page.wait_for_function("document.getElementById('leds-status').textContent.length > 0")
+    expect(host.page.locator("#leds-status")).to_have_text(re.compile(r"\S"), timeout=15000)
     assert "17" in host.text("#leds-status") and "23" in host.text("#leds-status")
     host.press("#leds-test")
     seen, end = set(), time.monotonic() + 5
@@ -31,6 +33,6 @@ def test_the_host_page_tests_each_led_in_turn(inprocess_server, devices):
 def test_without_gpio_the_host_page_says_so_plainly(server, devices):
     host = devices(server, lang="de")
     host.goto("/")
-    host.page.wait_for_function("document.getElementById('leds-status').textContent.length > 0")
+    expect(host.page.locator("#leds-status")).to_have_text(re.compile(r"\S"), timeout=15000)
     assert "kein GPIO" in host.text("#leds-status")
     assert host.page.is_disabled("#leds-test")
