@@ -118,7 +118,7 @@ def error_sentence(lang: str, rule_error) -> str:
 
 # The rule sentences a phone says at the moment of a refused tap, without asking the server.
 TAP_RULES = ("not_your_turn", "already_passed", "game_over", "district_removed", "already_built", "already_bid",
-             "not_adjacent", "too_low", "value_built", "value_on_board", "start_cannot_pass")
+             "not_adjacent", "across_water", "too_low", "value_built", "value_on_board", "start_cannot_pass")
 
 
 def js_strings(lang: str) -> dict:

@@ -32,6 +32,12 @@ def setup_rules() -> dict:
     }
 
 
+@lru_cache(maxsize=1)
+def water_pairs() -> list[str]:
+    """The pairs a lake lies between, as "C04 C09", so the phone refuses such a tap with the server's own reason."""
+    return sorted(" ".join(sorted(pair)) for pair in load_board().across_water)
+
+
 def _context(page: str, **extra) -> dict:
     lang = i18n.pick_lang(request)
     strings = i18n.js_strings(lang)
@@ -58,7 +64,7 @@ def host():
 @bp.get("/g/<game_id>")
 def phone(game_id: str):
     """One page for the whole game on a phone: lobby, turns, secret cards, the end."""
-    return _page("phone.html", **_context("phone", game_id=game_id,
+    return _page("phone.html", **_context("phone", game_id=game_id, water=water_pairs(),
                                           join_url=join_url(request.host_url, current_app.config, game_id)))
 
 

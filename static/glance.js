@@ -20,6 +20,14 @@ var G = (function () {
     return sentence(text.replace(/\{(\w+)\}/g, function (m, k) { return p[k] !== undefined ? p[k] : m; }));
   }
 
+  /* The pairs a lake lies between ("C04 C09"), from the board data the server's rule check reads too. */
+  var water = {};
+  (function () {
+    var node = document.getElementById("water");
+    (node ? JSON.parse(node.textContent) : []).forEach(function (pair) { water[pair] = true; });
+  })();
+  function acrossWater(a, b) { return !!water[a < b ? a + " " + b : b + " " + a]; }
+
   /* Why this neighborhood may not be bid on now by this phone's player, or null when it may. */
   function refusal(view, nb, district) {
     var me = view.you && view.you.color;
@@ -37,8 +45,9 @@ var G = (function () {
     var call = view.call || [];
     for (var i = 0; i < call.length; i++)
       if (call[i].neighborhood === nb) return rule(view, "already_bid", { player: me, neighborhood: nb, owner: call[i].color });
-    if (call.length) return rule(view, "not_adjacent", { player: me, neighborhood: nb, last: call[call.length - 1].neighborhood });
-    return null;
+    if (!call.length) return null;
+    var last = call[call.length - 1].neighborhood;
+    return rule(view, acrossWater(nb, last) ? "across_water" : "not_adjacent", { player: me, neighborhood: nb, last: last });
   }
   /* Why a value in my hand may not be bid: lower than the last bid. */
   function valueRefusal(view, v) {

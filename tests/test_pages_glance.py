@@ -196,6 +196,28 @@ def test_an_illegal_tap_says_the_rule_at_once_and_sends_nothing(table_game):
     far = next(nb for nb in ("N01", "S10", "W01", "E10") if nb not in {"C01", "C02", "S02", "C03"})
     tap(white, far)
     assert white.page.inner_text("#tapmsg") == f"Anne-Charlotte (White) cannot bid in {far}: it is not adjacent to C02, the last bid."
+    # "Lakes and rivers are impassable" (rulebook-en, The call for proposal): C09 and C02 both border the upper
+    # center lake and no street joins them, so the phone names the lake, as the server would (in each language).
+    across = {"en": "Anne-Charlotte (White) cannot bid in C09: a lake lies between it and C02, the last bid, and lakes cannot be crossed.",
+              "de": "Anne-Charlotte (Weiß) kann nicht auf C09 bieten: zwischen diesem Feld und C02, dem letzten Gebot, liegt ein See, und Seen sind unpassierbar.",
+              "fr": "Anne-Charlotte (Blanc) ne peut pas miser sur C09 : un lac sépare ce quartier de C02, la dernière offre, et les lacs sont infranchissables."}
+    assert set(across) == set(i18n.LANGS)
+    for lang, sentence in across.items():
+        white.lang(lang)
+        white.open(f"/g/{gid}", table_game["seq"], (320, 568) if lang == "fr" else (390, 844))
+        white.posts.clear()
+        tap(white, "C09")
+        assert white.page.inner_text("#tapmsg") == sentence, lang
+        assert white.posts == [], (lang, white.posts)
+        # The server refuses the same bid for the same reason (asked directly, not by the page; it names the colour).
+        status, body = white.api("POST", f"/api/games/{gid}/actions", {"bid": "C09", "value": 13, "expect_seq": table_game["seq"]})
+        colour = i18n.term(lang, "white")
+        colour = colour[:1].upper() + colour[1:]
+        assert (status, body["code"], body["error"]) == \
+            (422, "across_water", sentence.replace(f"Anne-Charlotte ({colour})", colour)), lang
+        white.shot(f"phone-refusal-lake-{lang}")
+    white.lang("en")
+    white.page.set_viewport_size({"width": 390, "height": 844})
     # Gray, not to act, is told whose turn it is, in German.
     gray = table_game["phones"]["gray"]
     gray.lang("de")

@@ -4,6 +4,7 @@ import pytest
 from games import BOARD, build, layout_with, setup_for
 
 from companion.game import RuleError, apply, legal_actions, new_game
+from companion.game.board import board_data
 from companion.game.rules import could_outbid
 from companion.game.state import Bid, CallResult, Pass
 
@@ -240,6 +241,35 @@ def test_record_example_not_adjacent_to_the_last_bid():
     s = play(new_game(setup_for(("blue", "gray", "white", "red"))),
              ("blue", "C03", 1), ("gray", "C01", 2), ("white", "C04", 3))
     refused(s, Bid("red", "C06", 5), "not_adjacent", "red cannot bid in C06: it is not adjacent to C04, the last bid")
+
+
+# "To outbid, a player must place one of his buildings ... in an orthogonally adjacent neighborhood ... Crossing
+# bridges is allowed, but lakes and rivers are impassable." (rulebook-en, The call for proposal.) Two neighborhoods
+# on the shore of one lake that no street joins are the pairs a table argues about: the refusal names the lake.
+RAW = board_data()
+JOINED = {frozenset((e["a"], e["b"])) for e in RAW["adjacencies"]}
+LAKE_PAIRS = sorted({tuple(sorted((a, b))) for lake in RAW["lakes"] for a in lake["neighborhoods"]
+                     for b in lake["neighborhoods"] if a != b and frozenset((a, b)) not in JOINED})
+
+
+def test_the_pairs_a_lake_lies_between_are_the_board_datas_own():
+    assert len(LAKE_PAIRS) == 34 and ("C04", "C09") in LAKE_PAIRS      # the issue's "C04 is not next to C09"
+    assert BOARD.across_water == {frozenset(p) for p in LAKE_PAIRS}
+    assert not any(p in JOINED for p in BOARD.across_water)
+
+
+@pytest.mark.parametrize("a, b", LAKE_PAIRS + [(b, a) for a, b in LAKE_PAIRS])
+def test_lakes_are_impassable_an_outbid_across_a_lake_is_refused_with_the_lake_as_reason(a, b):
+    s = play(new_game(setup_for(SEATS4)), ("blue", a, 1))
+    refused(s, Bid("gray", b, 2), "across_water",
+            f"gray cannot bid in {b}: a lake lies between it and {a}, the last bid, and lakes cannot be crossed")
+
+
+@pytest.mark.parametrize("a, b", [("C09", "W01"), ("C04", "C06"), ("C06", "C10"), ("C03", "N05"), ("N01", "E10")])
+def test_a_pair_with_no_lake_between_is_simply_not_adjacent(a, b):
+    """A far pair, a pair with land between, "corner contact does not count" (C06/C10), a river pair with no bridge."""
+    s = play(new_game(setup_for(SEATS4)), ("blue", a, 1))
+    refused(s, Bid("gray", b, 2), "not_adjacent", f"gray cannot bid in {b}: it is not adjacent to {a}, the last bid")
 
 
 @pytest.mark.parametrize("action, code, sentence", [

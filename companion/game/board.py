@@ -53,6 +53,12 @@ class Board:
     token_counts: Mapping[int, Mapping[str, int]]
     random_setup_tokens: Mapping[str, int]
     scoring: Mapping[str, object]
+    # Pairs that both border one lake yet are not adjacent: "lakes and rivers are impassable" (rulebook, Call for proposal).
+    across_water: frozenset[frozenset[str]]
+
+    def water_between(self, a: str, b: str) -> bool:
+        """Whether a lake lies between two neighborhoods that are not adjacent (the reason a table argues about)."""
+        return frozenset((a, b)) in self.across_water
 
     def district_of(self, nb: str) -> str:
         return self.neighborhoods[nb].district
@@ -82,17 +88,25 @@ def _parse(raw: dict) -> Board:
         )
     districts = {d["id"]: tuple(d["neighborhoods"]) for d in raw["districts"]}
     setup = raw["player_count_setup"]
+    lakes = tuple(Feature(f["id"], f["x"], f["y"], tuple(f["neighborhoods"])) for f in raw["lakes"])
     return Board(
         neighborhoods=MappingProxyType(nbs),
         districts=MappingProxyType(districts),
         district_pairs=frozenset(frozenset(p) for p in raw["peripheral_district_adjacency"]),
         bridges=bridge_pairs,
-        lakes=tuple(Feature(f["id"], f["x"], f["y"], tuple(f["neighborhoods"])) for f in raw["lakes"]),
+        lakes=lakes,
         statues=tuple(Feature(f["id"], f["x"], f["y"], tuple(f["neighborhoods"])) for f in raw["statues"]),
         token_counts=MappingProxyType({int(k): MappingProxyType(dict(v["tokens"])) for k, v in setup.items() if k.isdigit()}),
         random_setup_tokens=MappingProxyType({d["id"]: d["random_setup_tokens"] for d in raw["districts"]}),
         scoring=MappingProxyType(raw["scoring_constants"]),
+        across_water=_across_lakes(lakes, nbs),
     )
+
+
+def _across_lakes(lakes: tuple[Feature, ...], nbs: dict) -> frozenset[frozenset[str]]:
+    """Every pair of one lake's shore neighborhoods that no street or bridge joins: water lies between them."""
+    return frozenset(frozenset((a, b)) for lake in lakes for i, a in enumerate(lake.neighborhoods)
+                     for b in lake.neighborhoods[i + 1:] if b not in nbs[a].neighbors)
 
 
 def board_data() -> dict:

@@ -19,6 +19,7 @@ MESSAGES = {
     "value_on_board": "{player} cannot bid {value}: that building is already on the board in this call",
     "too_low": "{player} cannot bid {value}: it must be higher than {last_value}, the last bid",
     "not_adjacent": "{player} cannot bid in {neighborhood}: it is not adjacent to {last}, the last bid",
+    "across_water": "{player} cannot bid in {neighborhood}: a lake lies between it and {last}, the last bid, and lakes cannot be crossed",
     "bad_action": "{detail}",
     # setup
     "player_count": "a game needs 2 to 4 players, not {count}",

@@ -174,7 +174,8 @@ def _check_bid(state: State, p: int, bid: Bid, board: Board) -> None:
         if value <= last.value:
             raise RuleError("too_low", player=who, value=value, last_value=last.value)
         if nb not in board.neighborhoods[last.neighborhood].neighbors:
-            raise RuleError("not_adjacent", player=who, neighborhood=nb, last=last.neighborhood)
+            code = "across_water" if board.water_between(nb, last.neighborhood) else "not_adjacent"
+            raise RuleError(code, player=who, neighborhood=nb, last=last.neighborhood)
 
 
 def _advance(state: State, actor: int, board: Board) -> State:
