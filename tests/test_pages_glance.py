@@ -9,6 +9,7 @@ import random
 import pytest
 
 from companion import i18n
+from companion.game.board import load_board
 from games import layout_with
 from pages_helpers import SHOTS, browser  # noqa: F401  (the module's browser fixture)
 
@@ -202,6 +203,8 @@ def test_an_illegal_tap_says_the_rule_at_once_and_sends_nothing(table_game):
               "de": "Anne-Charlotte (Weiß) kann nicht auf C09 bieten: zwischen diesem Feld und C02, dem letzten Gebot, liegt ein See, und Seen sind unpassierbar.",
               "fr": "Anne-Charlotte (Blanc) ne peut pas miser sur C09 : un lac sépare ce quartier de C02, la dernière offre, et les lacs sont infranchissables."}
     assert set(across) == set(i18n.LANGS)
+    shipped = white.page.evaluate("JSON.parse(document.getElementById('water').textContent)")
+    assert {frozenset(p.split()) for p in shipped} == load_board().across_water    # every lake pair, no other
     for lang, sentence in across.items():
         white.lang(lang)
         white.open(f"/g/{gid}", table_game["seq"], (320, 568) if lang == "fr" else (390, 844))
