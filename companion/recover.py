@@ -231,6 +231,14 @@ def _layouts(old: sqlite3.Connection) -> list[tuple]:
     return rows
 
 
+def _merges(old: sqlite3.Connection) -> list[tuple]:
+    """The table's name merges, oldest first (the newest row for a name wins, so their order is kept)."""
+    try:
+        return list(old.execute("SELECT alias, into_, device, at FROM name_merges ORDER BY id"))
+    except sqlite3.DatabaseError:
+        return []
+
+
 def _insert(into: sqlite3.Connection, sql: str, rows: list) -> None:
     """One transaction (one fsync) per game."""
     into.execute("BEGIN")
@@ -243,7 +251,8 @@ def _insert(into: sqlite3.Connection, sql: str, rows: list) -> None:
 
 
 def recover(damaged: str, into: sqlite3.Connection) -> int:
-    """Copies every readable game (the readable prefix of its log) and layout from `damaged`; returns the games copied.
+    """Copies every readable game (the readable prefix of its log), layout and name merge from `damaged`; returns the
+    games copied.
 
     Two readers, whichever gets further: SQLite through the tree, and a scan of every leaf page (an append-only
     log never changes a row, so any copy of a row found is the row). Reads a copy: the file kept aside stays
@@ -258,7 +267,7 @@ def recover(damaged: str, into: sqlite3.Connection) -> int:
                 shutil.copyfile(damaged + side, copy + side)
                 wal = wal or side == "-wal"
         scanned = scan_events(copy)
-        games, by_tree, layouts = set(), {}, []
+        games, by_tree, layouts, merges = set(), {}, [], []
         try:
             with open(copy, "rb") as f:
                 if f.read(16) != MAGIC:
@@ -273,6 +282,7 @@ def recover(damaged: str, into: sqlite3.Connection) -> int:
                 moved = "moved" if "moved" in columns else "NULL"
                 by_tree = {g: _events(old, g, moved) for g in games}
                 layouts = _layouts(old)
+                merges = _merges(old)
             finally:
                 old.close()
         except (OSError, sqlite3.DatabaseError):
@@ -291,6 +301,8 @@ def recover(damaged: str, into: sqlite3.Connection) -> int:
         if layouts:
             _insert(into, "INSERT OR IGNORE INTO layouts (name, tokens, saved_at, device, players) "
                           "VALUES (?, ?, ?, ?, ?)", layouts)
+        if merges:
+            _insert(into, "INSERT INTO name_merges (alias, into_, device, at) VALUES (?, ?, ?, ?)", merges)
         return count
     except (OSError, sqlite3.DatabaseError):
         return 0
