@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import ast
 import gettext
+import logging
 import string
 from functools import lru_cache
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 DIRECTORY = Path(__file__).with_name("translations")
 DOMAIN = "messages"
@@ -54,31 +57,53 @@ def extract(fileobj, keywords, comment_tags, options):
                 yield key.lineno, "pgettext", (context, text), _notes(text)
 
 
-def languages() -> tuple[str, ...]:
-    """Every language with a catalog, so a translator's new messages.po is picked up with no code change."""
-    return tuple(sorted(p.parent.parent.name for p in DIRECTORY.glob(f"*/LC_MESSAGES/{DOMAIN}.po")))
+def _fits(msgstr: str, msgids) -> bool:
+    """A translation the pages can fill: its braces parse, each one a plain {name} the English has too."""
+    try:
+        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(msgstr) if f is not None]
+        allowed = {f for text in msgids for _, f, _, _ in string.Formatter().parse(text) if f}
+    except ValueError:
+        return False
+    return all(f in allowed and not spec and conv is None for f, spec, conv in fields)
 
 
 @lru_cache(maxsize=None)
 def load(lang: str) -> tuple[dict, str]:
     """{(msgctxt, msgid): msgstr or plural forms} of one catalog, and its plural expression.
 
-    Fuzzy and untranslated entries are left out, as msgfmt leaves them out: English is shown instead."""
+    Fuzzy and untranslated entries are left out, as msgfmt leaves them out: English is shown instead. So is a
+    line whose braces would break its sentence, and a whole catalog that cannot be read: a translator's slip
+    costs that language a line or itself, never the server its start."""
     from babel.messages.pofile import read_po
 
-    with open(DIRECTORY / lang / "LC_MESSAGES" / f"{DOMAIN}.po", "rb") as f:
-        catalog = read_po(f, locale=lang)
+    try:
+        with open(DIRECTORY / lang / "LC_MESSAGES" / f"{DOMAIN}.po", "rb") as f:
+            catalog = read_po(f, locale=lang)
+        expr = catalog.plural_expr
+        plural_index(expr)
+    except Exception as e:   # noqa: BLE001 - any unreadable catalog is the same fact: English instead
+        log.warning("The %s catalog cannot be read (%s): that language is left out.", lang, e)
+        return {}, ""
     found = {}
     for message in catalog:
         if not message.id or message.fuzzy:
             continue
-        if message.pluralizable:
-            forms = tuple(message.string)
-            if all(forms) and len(forms) == catalog.num_plurals:
-                found[(message.context, message.id[0])] = forms
-        elif message.string:
-            found[(message.context, message.id)] = message.string
-    return found, catalog.plural_expr
+        ids = message.id if message.pluralizable else (message.id,)
+        forms = tuple(message.string) if message.pluralizable else (message.string,)
+        if not all(forms) or (message.pluralizable and len(forms) != catalog.num_plurals):
+            continue
+        if not all(_fits(form, ids) for form in forms):
+            log.warning("%s: %s: %r breaks its placeholders; English is shown instead.", lang, message.context, forms)
+            continue
+        found[(message.context, ids[0])] = forms if message.pluralizable else forms[0]
+    return found, expr
+
+
+def languages() -> tuple[str, ...]:
+    """Every language with a catalog that can be read, so a translator's new messages.po is picked up with no
+    code change (and a broken one is left out)."""
+    found = sorted(p.parent.parent.name for p in DIRECTORY.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
+    return tuple(code for code in found if load(code)[1])
 
 
 @lru_cache(maxsize=None)

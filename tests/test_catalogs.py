@@ -192,3 +192,48 @@ def test_a_translator_adds_a_language_with_pybabel_alone(tmp_path):
     assert "'pl'" in langs and title == "Nowa gra"
     assert counted == str(["1 gra", "3 gry", "5 gier", "22 gry", "25 gier"])
     assert untranslated == strings.UI["pass"]
+
+
+def test_a_translators_slip_costs_a_line_or_a_language_never_the_start(tmp_path):
+    """A line with broken braces or a placeholder the English lacks shows English; a catalog that cannot be read
+    leaves its language out; the server still starts and serves every page (the Pi must not crash-loop)."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "companion", site / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("templates", "static"):    # where the wheel puts them
+        shutil.copytree(ROOT / folder, site / "companion" / folder)
+    tdir = site / "companion" / "translations"
+    de = tdir / "de" / "LC_MESSAGES" / "messages.po"
+    text = de.read_text()
+    for key, broken in (("confirm_bid", "Gebot {value auf {nb}"), ("to_act", "{spieler} ist am Zug"),
+                        ("game", "Partie {id!x}")):
+        english = strings.UI[key]
+        start = text.index(f'msgctxt "{key}"\nmsgid "{english}"\nmsgstr "')
+        end = text.index("\n", text.index("msgstr", start))
+        text = text[:start] + f'msgctxt "{key}"\nmsgid "{english}"\nmsgstr "{broken}"' + text[end:]
+    de.write_text(text)
+    (tdir / "xx" / "LC_MESSAGES").mkdir(parents=True)
+    (tdir / "xx" / "LC_MESSAGES" / "messages.po").write_bytes(b'msgid ""\nmsgstr "\xff\xfe\x00 not text\n')
+    probe = """
+import logging, sys
+logging.basicConfig(stream=sys.stdout, level=logging.WARNING, format="warn %(message)s")
+from companion import i18n, create_app
+print(i18n.LANGS)
+print(i18n.t('de', 'confirm_bid', value=7, nb='C11'))
+print(i18n.t('de', 'to_act', player='red'))
+print(i18n.t('de', 'game', id='AB12C'))
+print(i18n.t('de', 'pass'))
+client = create_app({"DB": sys.argv[1], "LEDS": None, "JOIN_URL": "http://192.0.2.1:8000"}).test_client()
+print([client.get(p, headers={"Accept-Language": "de"}).status_code for p in ("/", "/table", "/g/AB12C", "/history")])
+"""
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "db.sqlite3")], cwd=tmp_path,
+                          env={"PYTHONPATH": str(site), "COMPANION_LEDS": "off"}, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    said = [line for line in out if not line.startswith("warn ")]
+    warned = "\n".join(line for line in out if line.startswith("warn "))
+    assert said[0] == str(("en", "de", "fr")), "the unreadable catalog is left out, the others stay"
+    assert said[1] == "Bid 7 on C11" and said[2] == "Rot to act" and said[3] == "Game AB12C"
+    assert said[4] == i18n.t("de", "pass") != strings.UI["pass"]     # the rest of German is untouched
+    assert said[5] == str([200, 200, 200, 200]), done.stdout
+    assert "xx catalog cannot be read" in warned and "confirm_bid" in warned and "to_act" in warned and "game" in warned
