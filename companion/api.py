@@ -382,7 +382,7 @@ def abandon(gid: str):
 @bp.post("/games/<gid>/rematch")
 def rematch(gid: str):
     data = payload({"rotate": (("true or false", lambda v: isinstance(v, bool)), False)})
-    game, text = table().rematch(gid, data.get("rotate", True), g.device)
+    _game, text = table().rematch(gid, data.get("rotate", True), g.device)
     return view_response(text)
 
 

@@ -8,14 +8,17 @@ import string
 from functools import lru_cache
 from pathlib import Path
 
+from babel.messages.plurals import get_plural
+from babel.messages.pofile import read_po
+
 log = logging.getLogger(__name__)
 
 DIRECTORY = Path(__file__).with_name("translations")
 DOMAIN = "messages"
 
 # The keyed tables the extractor reads, and the msgctxt prefix of each: UI keys stand alone, the other
-# tables say which one they are. Value kinds are keyed by their English phrase, so they share one context.
-SECTIONS = {"UI": "", "TERMS": "term:", "MESSAGES": "rule:", "KINDS": "kind"}
+# tables say which one they are. Value kinds are a tuple, each keyed by its English phrase.
+SECTIONS = {"UI": "", "TERMS": "term:", "MESSAGES": "rule:", "KINDS": "kind:"}
 
 # What a translator needs to know about a placeholder (written as a translator comment beside the message).
 NOTES = {
@@ -47,7 +50,8 @@ def extract(fileobj, keywords, comment_tags, options):
         prefix = SECTIONS[node.targets[0].id]
         if isinstance(node.value, ast.Tuple):
             for item in node.value.elts:
-                yield item.lineno, "pgettext", (prefix, ast.literal_eval(item)), []
+                phrase = ast.literal_eval(item)
+                yield item.lineno, "pgettext", (prefix + phrase, phrase), []
             continue
         for key, value in zip(node.value.keys, node.value.values):
             context, text = prefix + ast.literal_eval(key), ast.literal_eval(value)
@@ -74,8 +78,6 @@ def load(lang: str) -> tuple[dict, str]:
     Fuzzy and untranslated entries are left out, as msgfmt leaves them out: English is shown instead. So is a
     line whose braces would break its sentence, and a whole catalog that cannot be read: a translator's slip
     costs that language a line or itself, never the server its start."""
-    from babel.messages.pofile import read_po
-
     try:
         with open(DIRECTORY / lang / "LC_MESSAGES" / f"{DOMAIN}.po", "rb") as f:
             catalog = read_po(f, locale=lang)
@@ -108,8 +110,6 @@ def languages() -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def english_plural() -> str:
-    from babel.messages.plurals import get_plural
-
     return get_plural("en").plural_expr
 
 

@@ -17,7 +17,7 @@ def _table(lang: str, context: str, source: dict) -> dict:
     for key, text in source.items():
         msgid = text[0] if isinstance(text, tuple) else text
         english = text[:2] if isinstance(text, tuple) else text
-        out[key] = found.get((context + key if context != "kind" else context, msgid), english)
+        out[key] = found.get((context + key, msgid), english)
     return out
 
 
@@ -26,9 +26,9 @@ TERMS = {lang: _table(lang, "term:", strings.TERMS) for lang in LANGS}
 UI = {lang: _table(lang, "", strings.UI) for lang in LANGS}
 RULES = {lang: _table(lang, "rule:", MESSAGES) for lang in LANGS}
 # The kinds of value the API names in "bad_type" refusals (English says them as they are).
-KIND_PHRASES = {lang: _table(lang, "kind", {k: k for k in strings.KINDS}) for lang in LANGS if lang != DEFAULT}
-# The parameter that counts each plural message.
-COUNTS = {key: text[2] for table in (strings.UI, MESSAGES) for key, text in table.items() if isinstance(text, tuple)}
+KIND_PHRASES = {lang: _table(lang, "kind:", {k: k for k in strings.KINDS}) for lang in LANGS if lang != DEFAULT}
+# The parameter that counts each plural UI message (the page scripts need it to pick a form).
+COUNTS = {key: text[2] for key, text in strings.UI.items() if isinstance(text, tuple)}
 
 
 def plural_expr(lang: str) -> str:
@@ -36,15 +36,17 @@ def plural_expr(lang: str) -> str:
     return catalogs.english_plural() if lang == DEFAULT else catalogs.load(lang)[1]
 
 
-def _form(lang: str, key: str, text, params: dict) -> str:
-    """The plural form of `text` that the count in `params` takes in `lang`; plain text comes back as it is."""
+def _form(lang: str, text, source, params: dict) -> str:
+    """The plural form of `text` that the count in `params` takes in `lang`; plain text comes back as it is.
+
+    `source` is the English entry: (singular, plural, the parameter that counts)."""
     if not isinstance(text, tuple):
         return text
-    source = strings.UI.get(key) or MESSAGES.get(key)
-    if isinstance(source, tuple) and text == source[:2]:
+    singular, plural, count = source
+    if text == (singular, plural):
         lang = DEFAULT  # not translated yet: English forms follow English's rule
-    count = params.get(COUNTS.get(key, "n"))
-    index = catalogs.plural_index(plural_expr(lang))(count if isinstance(count, int) else 2)
+    n = params.get(count)
+    index = catalogs.plural_index(plural_expr(lang))(n if isinstance(n, int) else 2)
     return text[min(index, len(text) - 1)]
 
 
@@ -72,7 +74,7 @@ def term(lang: str, word) -> str:
 def t(lang: str, key: str, **params) -> str:
     """A UI string with its {params} filled in; falls back to English, then to the key itself."""
     lang = _lang(lang)
-    text = _form(lang, key, UI[lang].get(key) or key, params)
+    text = _form(lang, UI[lang].get(key) or key, strings.UI.get(key), params)
     if not params:
         return text
     params = dict(params)
@@ -107,7 +109,7 @@ def error_sentence(lang: str, rule_error) -> str:
     template = RULES[lang].get(code)
     if template is None:
         return _sentence(str(rule_error))
-    template = _form(lang, code, template, params)
+    template = _form(lang, template, MESSAGES[code], params)
     for name in _TERM_PARAMS:
         if name in params:
             params[name] = term(lang, params[name])
@@ -126,10 +128,9 @@ def js_strings(lang: str) -> dict:
     catalog's Plural-Forms expression and each one's count parameter), game terms and tap refusals."""
     lang = _lang(lang)
     ui = {key: list(text) if isinstance(text, tuple) else text for key, text in UI[lang].items()}
-    counts = {key: COUNTS[key] for key in ui if isinstance(ui[key], list)}
     rules = {c: RULES[lang][c] for c in TAP_RULES}
     return {"ui": ui, "terms": dict(TERMS[lang]), "lang": lang, "rules": rules,
-            "plural": plural_expr(lang), "counts": counts}
+            "plural": plural_expr(lang), "counts": COUNTS}
 
 
 def placeholders(text: str) -> set[str]:

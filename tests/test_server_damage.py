@@ -139,11 +139,7 @@ def test_damaged_pages_recover_every_readable_game_and_lose_nothing_acknowledged
         assert kept > 0 and whole > 0
         page = Phone(server).get("/").body.decode()
         assert "could not be read" in page and f"Games recovered from it: {len(got)}." in page
-        # The table works on the fresh file: a new game, played.
-        phones = {c: Phone(server) for c in ("blue", "red")}
-        gid = create_game(phones["blue"], list(phones))
-        seat_and_start(gid, phones["blue"], phones)
-        play(gid, phones, random.Random(1), max_actions=3)
+        _playing(server, 1, seed=1)   # the table works on the fresh file: a new game, played
     finally:
         server.kill()
 
