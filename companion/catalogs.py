@@ -61,14 +61,17 @@ def extract(fileobj, keywords, comment_tags, options):
                 yield key.lineno, "pgettext", (context, text), _notes(text)
 
 
+def _fields(text: str) -> set[tuple]:
+    """Each {field} of a text as (name, format spec, conversion); ValueError where its braces do not parse."""
+    return {(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(text) if f is not None}
+
+
 def _fits(msgstr: str, msgids) -> bool:
-    """A translation the pages can fill: its braces parse, each one a plain {name} the English has too."""
+    """A translation the pages can fill: its braces parse, each field written as the English writes it."""
     try:
-        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(msgstr) if f is not None]
-        allowed = {f for text in msgids for _, f, _, _ in string.Formatter().parse(text) if f}
+        return _fields(msgstr) <= set().union(*(_fields(text) for text in msgids))
     except ValueError:
         return False
-    return all(f in allowed and not spec and conv is None for f, spec, conv in fields)
 
 
 @lru_cache(maxsize=None)

@@ -83,6 +83,9 @@ def test_every_message_is_translated_with_every_placeholder_kept(lang):
                 problems.append(f"{where}: untranslated")
             elif i18n.placeholders(got.string) != i18n.placeholders(want.id):
                 problems.append(f"{where}: placeholders {sorted(i18n.placeholders(got.string))} in {got.string!r}")
+    used = catalogs.load(lang)[0]   # what the server really shows: every line, none set aside as broken
+    problems += [f"{lang} {m.context}: not used" for m in template
+                 if (m.context, m.id[0] if m.pluralizable else m.id) not in used]
     checked = [f"{lang} {m.context}: {err}" for m, errors in catalog.check() for err in errors]
     assert not problems + checked, "\n".join(problems + checked)
 
