@@ -580,6 +580,8 @@ class Table:
             self._host_on_seat(game, color, device)
             if game.phase != "lobby":
                 raise Refused(403, "seat_stays", seconds=int(self.host_away))
+            if game.cards_locked:
+                raise Refused(409, "cards_locked")   # freeing a seat must not reopen the deal for another guess
             holder = game.devices.get(color)
             if holder != device and game.seat_addresses.get(color):
                 game.banned_addresses.add(game.seat_addresses[color])
