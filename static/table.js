@@ -3,7 +3,7 @@
 (function () {
   var $ = M.$;
   var map = new M.Map($("map"));
-  var gameId = null, joinUrl = null, sock = null, view = null, live = false;
+  var gameId = null, joinUrl = null, sock = null, view = null, live = false, kiosk = false;
 
   function render() {
     if (!view) return;
@@ -93,12 +93,23 @@
     var n = view.notice, box = $("notice");
     var recent = !!n && view.seq - n.seq < 6;
     M.show(box, recent);
-    if (recent) box.textContent = M.tr(n.key, { color: n.color ? M.cap(M.term(n.color)) : "", game: n.game || "" });
+    if (recent) box.textContent = M.tr(n.key, { color: n.color ? M.cap(M.term(n.color)) : "", other: n.other ? M.cap(M.term(n.other)) : "", game: n.game || "" });
     var ul = $("offline");
     ul.textContent = "";
     (view.players || []).forEach(function (p) {
       if (p.seated && p.online === false) ul.appendChild(M.el("li", "", M.tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
     });
+    // A seat moving with the table's confirmation: the code (on the Pi's own screen only), then the notice.
+    var m = view.seat_move, sm = view.seat_move_code;
+    M.show($("seat-move"), !!m);
+    if (m) {
+      var who = M.cap(M.term(m.color));
+      $("seat-move-text").textContent = m.stage === "moving" ? M.tr("seat_move_title", { color: who }) :
+        M.tr("seat_move_asked", { color: who });
+      M.show($("seat-move-code"), !!sm && m.stage === "code");
+      $("seat-move-code").textContent = sm ? M.tr("seat_move_code", { color: who, code: sm.code }) : "";
+      M.show($("seat-move-cancel"), !!kiosk);
+    }
     var claim = view.host_claim && view.host_claim_code;
     M.show($("claim-code"), !!claim);
     $("claim-code").textContent = claim ? M.tr("table_claim_code", { color: M.cap(M.term(view.host_claim.color)), code: view.host_claim_code }) : "";
@@ -150,11 +161,24 @@
       }
     });
     M.api("GET", "/api/table").then(function (res) {
-      var code = res.ok && res.data && res.data.code;
-      M.show($("display-code"), !!code);
-      $("display-code").textContent = code ? M.tr("display_code_is", { code: code }) : "";
+      kiosk = !!(res.ok && res.data && res.data.kiosk);
+      M.show($("display-ask"), kiosk && !$("display-code").textContent);
     });
   }
+  /* The code that makes another device a display: only when someone asks for it here, on the Pi's screen. */
+  $("display-ask").onclick = function () {
+    M.api("POST", "/api/table/code", {}).then(function (res) {
+      var code = res.ok && res.data && res.data.code;
+      M.show($("display-code"), !!code);
+      M.show($("display-ask"), !code);
+      $("display-code").textContent = code ? M.tr("display_code_is", { code: code }) : "";
+      if (code) setTimeout(function () { $("display-code").textContent = ""; M.show($("display-code"), false); M.show($("display-ask"), kiosk); }, 120000);
+    });
+  };
+  $("seat-move-cancel").onclick = function () {
+    if (!view || !view.seat_move) return;
+    M.api("POST", "/api/games/" + encodeURIComponent(view.id) + "/seats/" + view.seat_move.color + "/rescue/cancel", {});
+  };
   /* Before any game: say so, and where a phone starts one (no endless "Reconnecting"). */
   function noGame() {
     M.show($("nogame"), true);
