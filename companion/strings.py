@@ -252,7 +252,7 @@ UI = {
     "seat_move_title": "{color}'s seat is moving to a new phone",
     "seat_move_asked": "A new phone asks for {color}'s seat: the code is on the table display.",
     "seat_move_cancel": "Cancel: the seat stays",
-    "seat_move_code": "Move {color}'s seat to a new phone? Type {code} on that phone.",
+    "seat_move_code": "Move {color}'s seat to a new phone? Type this code on that phone:",
     "seat_move_wait": "The whole table sees it now; the seat moves here in a few seconds unless its old phone cancels.",
     "rescue_ask": "My phone is gone: move my seat here",
     "rescue_hint": "Type the code the table display shows.",

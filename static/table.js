@@ -107,7 +107,8 @@
       $("seat-move-text").textContent = m.stage === "moving" ? M.tr("seat_move_title", { color: who }) :
         M.tr("seat_move_asked", { color: who });
       M.show($("seat-move-code"), !!sm && m.stage === "code");
-      $("seat-move-code").textContent = sm ? M.tr("seat_move_code", { color: who, code: sm.code }) : "";
+      $("seat-move-ask").textContent = sm && m.stage === "code" ? M.tr("seat_move_code", { color: who }) : "";
+      $("seat-move-code").textContent = sm ? sm.code : "";
       M.show($("seat-move-cancel"), !!kiosk);
     }
     var claim = view.host_claim && view.host_claim_code;
