@@ -286,6 +286,7 @@ class Table:
         self.display_code: Optional[Code] = None   # shown on the Pi's own screen when asked there
         self.guesses = codes.Guesses()     # wrong codes cost the guesser a wait, never the code's owner
         self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
+        self._away_timers: dict[str, threading.Timer] = {}   # game id -> its one pending absence timer
 
     def load(self) -> None:
         """Replay the games not ended, in the order the log was written, so the table shows what it showed:
@@ -785,16 +786,31 @@ class Table:
             self._tell(game)
         if game.host not in live or offline:
             # When an absence reaches the limit, the pages offer the host claim or the seat's move.
-            timer = threading.Timer(self.host_away + 0.5, self._tell_if_away, (gid,))
-            timer.daemon = True
-            timer.start()
+            self._wake_for_away(gid, self.host_away + 0.5)
+
+    def _wake_for_away(self, gid: str, seconds: float) -> None:
+        """One timer per game, however often sockets come and go: a pending one is always due first."""
+        with self._lock:
+            if gid in self._away_timers:
+                return
+            timer = self._away_timers[gid] = threading.Timer(seconds, self._tell_if_away, (gid,))
+        timer.daemon = True
+        timer.start()
 
     def _tell_if_away(self, gid: str) -> None:
+        with self._lock:
+            self._away_timers.pop(gid, None)
         game = self.games.get(gid)
         if game is not None and game.phase in ("lobby", "playing"):
             with game.lock:
                 game.rev += 1
                 self._tell(game)
+                # The next absence still short of the limit (a seat or the host gone later) gets its own wake.
+                away = [d for d in {game.host, *(game.devices.get(c) for c in game.offline)} if d is not None]
+                gone_for = [self.hub.away_for(game.id, d) for d in away]
+                left = [self.host_away - a for a in gone_for if 0 < a < self.host_away]
+            if left:
+                self._wake_for_away(gid, min(left) + 0.5)
 
     def host_away_now(self, game: Game) -> bool:
         return self.hub.away_for(game.id, game.host) >= self.host_away
