@@ -246,6 +246,11 @@ def _removed_for(players: int, removed: frozenset) -> frozenset:
     return frozenset({next(d for d in PERIPHERAL if d not in removed)}) if need == 1 else frozenset(removed)
 
 
+def _counted(address: Optional[str]) -> bool:
+    """Whether per-address rules count this address: not the Pi itself, nor a caller with none (in-process)."""
+    return bool(address) and address not in OWN
+
+
 def _clash(mode: str, entries: list) -> Optional[list]:
     """The first two seats (in seat order) whose entered cards share a card, or None."""
     for i, (a, ca) in enumerate(entries):
@@ -529,12 +534,12 @@ class Table:
             raise Refused(409, "one_seat", color=mine)
         if mine is None and device == game.host and game.phase != "lobby":
             raise Refused(403, "host_no_seat")   # issue 14: the host reads no seat's cards
-        if device in game.banned or (address in game.banned_addresses and address not in OWN):
+        if device in game.banned or (_counted(address) and address in game.banned_addresses):
             raise Refused(403, "removed_here")
 
     def _code_keys(self, device: str, address: str) -> list[str]:
         """Who pays for a wrong code: this device, and its address (fresh cookies are free; the Pi is not counted)."""
-        return [f"device:{device}"] + ([] if address in OWN else [f"address:{address}"])
+        return [f"device:{device}"] + ([f"address:{address}"] if _counted(address) else [])
 
     def _try_code(self, held: Optional[Code], typed: str, device: str, address: str) -> None:
         """A code is checked only when its guesser may guess; a wrong one makes the guesser wait, never voids it."""
@@ -561,7 +566,7 @@ class Table:
             if holder is None and game.phase != "lobby":
                 # A started game's free seat holds cards: only its own phone's code or the table's confirmation.
                 raise Refused(403, "code_needed", color=color)
-            if holder is None and address not in OWN and any(
+            if holder is None and _counted(address) and any(
                     a == address for c, a in game.seat_addresses.items() if game.devices.get(c) not in (None, device)):
                 raise Refused(409, "one_seat_here")   # fresh cookies from one machine do not fill the table
             if any(same_name(other, name) for c, other in game.names.items() if c != color):
