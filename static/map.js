@@ -38,6 +38,8 @@ var BoardMap = (function () {
     var removed = view.removed_districts || [];
     var lands = this.svg.querySelectorAll(".land");
     for (var i = 0; i < lands.length; i++) lands[i].classList.toggle("off", removed.indexOf(lands[i].getAttribute("data-district")) >= 0);
+    var tags = this.svg.querySelectorAll(".callout");
+    for (var t = 0; t < tags.length; t++) tags[t].classList.toggle("off", removed.indexOf(tags[t].getAttribute("data-district")) >= 0);
     var bids = {};
     (view.call || []).forEach(function (b, i, all) { bids[b.neighborhood] = { b: b, last: i === all.length - 1 }; });
     for (var nb in this.hoods) {
