@@ -11,15 +11,20 @@ LONG = {"blue": "Maximiliane Grünewald-Ho", "red": "Jean-François Lefèvre-Ab"
         "white": "Anne-Charlotte Beauregar", "gray": "Dmitri Alexandrovich Kuz"}
 
 
-def seated(server, colors=("blue", "red", "white", "gray"), seed=7, mode="family"):
-    """A started game: (game id, {colour: phone}); the first colour's phone is the host."""
+def seated(server, colors=("blue", "red", "white", "gray"), seed=7, mode="family", names=None, host=None):
+    """A started game: (game id, {colour: phone}); the first colour's phone (or `host`, the host of the game on the
+    table: its new game takes the table) is the host."""
     phones = {c: Phone(server) for c in colors}
+    if host is not None:
+        phones[colors[0]] = host
     gid = create_game(phones[colors[0]], colors, mode=mode, seed=seed)
     for c, p in phones.items():
-        r = p.post(f"/api/games/{gid}/seats/{c}", {"name": LONG[c]})
+        r = p.post(f"/api/games/{gid}/seats/{c}", {"name": (names or LONG)[c]})
         assert r.status == 200, r
     r = phones[colors[0]].post(f"/api/games/{gid}/start")
     assert r.status == 200, r
+    for p in phones.values():
+        p.ws(gid)          # every phone online, as at a real table
     return gid, phones
 
 
