@@ -20,6 +20,8 @@ SIZES = [(1920, 1080), (1280, 720), (1024, 600)]
 LEAST = {(1920, 1080): 24, (1280, 720): 16}
 
 LABELS_JS = """() => [...document.querySelectorAll('#map text.nid')].map(t => [t.dataset.labelOf, t.getBoundingClientRect().height])"""
+VALUES_JS = """() => ({bid: [...document.querySelectorAll('#map .bid .bv')].map(t => t.getBoundingClientRect().height),
+  building: [...document.querySelectorAll('#map .built .pv')].map(t => t.getBoundingClientRect().height)})"""
 BOARD_JS = """() => { const r = document.getElementById('map').getBoundingClientRect(); return [r.width, r.height, r.top, r.bottom]; }"""
 
 
@@ -114,6 +116,10 @@ def test_every_number_is_read_from_a_chair_and_nothing_scrolls_in_three_language
             if lang == "en":
                 figures.append(f"{size[0]}x{size[1]}: label height min {hs[0]:.0f} px, median {statistics.median(hs):.0f} px, "
                                f"max {hs[-1]:.0f} px; smallest {min(heights, key=lambda x: x[1])[0]}")
+                values = table.page.evaluate(VALUES_JS)
+                for kind in ("bid", "building"):
+                    vs = sorted(values[kind])
+                    figures.append(f"    {kind} values ({len(vs)}): height min {vs[0]:.0f} px, median {statistics.median(vs):.0f} px")
             if size in LEAST:
                 small = [nb for nb, h in heights if h < LEAST[size]]
                 assert not small, (size, small)
