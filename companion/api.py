@@ -16,7 +16,7 @@ from .game.board import board_data
 from .game.errors import RuleError
 from .game.setup import check_saved_layout
 from .live import OWN
-from .netaddr import join_url
+from .netaddr import join_url, start_url
 
 from .table import Refused, Table, device_id
 from .wsloop import HandshakeError, LiveSocket, accept_headers
@@ -272,7 +272,8 @@ def current_game():
     t = table()
     game = t.games.get(t.current) if t.current else None
     if game is None:
-        return jsonify({"id": None, "join_url": None, "phase": None})
+        return jsonify({"id": None, "join_url": None, "phase": None,
+                        "start_url": start_url(request.host_url, current_app.config)})
     return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
                     "phase": game.phase,
                     "players": [{"color": c, "name": game.names.get(c), "seated": c in game.devices}
