@@ -177,13 +177,17 @@ class Hotspot:
         stubs.mkdir()
         (stubs / "nmcli").write_text(NMCLI)
         (stubs / "systemctl").write_text('#!/bin/sh\nprintf "%s\\n" "systemctl $*" >> "$STUB_LOG"\n')
+        # ss as root prints it for an SSH login: established, on port 22, owned by sshd (none unless SS_LINES says)
+        (stubs / "ss").write_text('#!/bin/sh\n[ "$*" = "-Htnp state established" ] && printf "%b" "${SS_LINES:-}"\n')
         for stub in stubs.iterdir():
             stub.chmod(0o755)
         self.env = {**os.environ, "ROOT": str(self.root), "NMCLI": str(stubs / "nmcli"),
+                    "SS": str(stubs / "ss"),
                     "SYSTEMCTL": str(stubs / "systemctl"), "STUB_LOG": str(self.log), "STUB_DIR": str(stubs),
                     # python3 with qrcode, as the installed venv has it
                     "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-        self.env.pop("SSH_CONNECTION", None)
+        for cleared in ("SSH_CONNECTION", "SUDO_USER"):
+            self.env.pop(cleared, None)
 
     def run(self, *args: str, **env: str) -> subprocess.CompletedProcess:
         self.log.write_text("")
@@ -222,7 +226,8 @@ def test_hotspot_prints_its_wifi_before_switching_and_sets_safe_ciphers(hotspot,
     path.write_bytes(png(terminal_image(qr), scale=6))
     assert wifi_fields(zbar(path)) == {"T": "WPA", "S": "Spiel;Tisch", "P": password}
     add = next(c for c in hotspot.calls() if c.startswith("nmcli connection add"))
-    for pair in ("802-11-wireless.mode ap", "802-11-wireless-security.pairwise ccmp",
+    # channel 6: every region allows it (NetworkManager chose 13 with the country GB; US phones never see 13)
+    for pair in ("802-11-wireless.mode ap", "802-11-wireless.channel 6", "802-11-wireless-security.pairwise ccmp",
                  "802-11-wireless-security.group ccmp", "802-11-wireless-security.pmf 1",
                  "connection.autoconnect-priority 10", "ipv4.method shared", f"802-11-wireless-security.psk {password}"):
         assert f" {pair} " in f"{add} ", pair
@@ -281,6 +286,28 @@ def test_hotspot_over_ssh_on_the_wifi_needs_yes(hotspot):
 
     # over Ethernet (another address) nothing drops, so no --yes is needed
     assert Hotspot(hotspot.root.parent / "eth").run(SSH_CONNECTION="192.168.1.20 52000 192.168.1.60 22").returncode == 0
+
+
+SSHD = "0 0 {here}:22 192.168.1.20:52000 users:((\"sshd-session\",pid=812,fd=7))\\n"
+
+
+@pytest.mark.parametrize("here", ["192.168.1.50", "[::ffff:192.168.1.50]", "[fe80::1%wlan0]"])
+def test_hotspot_under_sudo_over_ssh_on_the_wifi_needs_yes(hotspot, here):
+    """`sudo bash deploy/hotspot.sh` as DEPLOY.md says: sudo drops SSH_CONNECTION, so the SSH server's
+    established connections on the Wi-Fi's address are what tell; the hint names the user who ran sudo."""
+    done = hotspot.run(SUDO_USER="alice", SS_LINES=SSHD.format(here=here))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "this SSH session will drop" in done.stderr and "ssh alice@10.42.0.1" in done.stderr, done.stderr
+    assert not [c for c in hotspot.calls() if "connection up" in c]
+    assert hotspot.run("--yes", SUDO_USER="alice", SS_LINES=SSHD.format(here=here)).returncode == 0
+
+
+def test_hotspot_under_sudo_over_ssh_on_ethernet_switches(hotspot):
+    """An SSH login on another address (Ethernet) does not drop, and an outgoing SSH from the Pi is no login."""
+    lines = SSHD.format(here="192.168.1.60") + "0 0 192.168.1.50:40022 192.168.1.9:22 users:((\"ssh\",pid=9,fd=3))\\n"
+    done = hotspot.run(SUDO_USER="alice", SS_LINES=lines)
+    assert done.returncode == 0, done.stderr
+    assert "SWITCHED NOW" in done.stdout
 
 
 def test_hotspot_writes_no_join_url_when_the_access_point_does_not_come_up(hotspot):
