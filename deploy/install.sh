@@ -118,8 +118,10 @@ install -D -m 0644 "$SRC/deploy/metropolys-companion.service" "$UNIT"
 if [ "$KIOSK_ON" = 1 ]; then
     install -D -m 0755 "$SRC/deploy/kiosk.sh" "$KIOSK"
     install -D -m 0644 "$SRC/deploy/metropolys-kiosk.desktop" "$AUTOSTART"
+    bash "$SRC/deploy/kiosk-autostart.sh" add   # labwc without Raspberry Pi OS's XDG autostart line
 else
     rm -f "$KIOSK" "$AUTOSTART"
+    bash "$SRC/deploy/kiosk-autostart.sh" remove
 fi
 
 answers() {  # true when the server gives an HTTP answer on 127.0.0.1:8000
