@@ -69,7 +69,9 @@ def test_service_settings_the_project_relies_on():
     for key, value in {"ProtectSystem": "strict", "ProtectHome": "yes", "NoNewPrivileges": "yes",
                        "PrivateTmp": "yes", "Restart": "on-failure"}.items():
         assert svc[key] == value, key
-    for hides_gpio in ("PrivateDevices", "DevicePolicy", "DeviceAllow", "ProtectClock"):
+    # the GPIO chips are the one device allowed (tests/test_pi_vm.py checks these against a real one)
+    assert svc["DeviceAllow"] == "char-gpiochip rw"
+    for hides_gpio in ("PrivateDevices", "DevicePolicy", "ProcSubset"):
         assert hides_gpio not in svc, f"{hides_gpio} would keep the service away from /dev/gpiochip*"
 
 
