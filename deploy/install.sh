@@ -82,15 +82,17 @@ if ! venv_python=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.versio
     rm -rf "$VENV"
     python3 -m venv --system-site-packages "$VENV"
 fi
-"$VENV/bin/python" -m pip install --disable-pip-version-check --upgrade "$APP"
+# The exact versions CI tested (requirements/run.txt: every file's hash checked), then the companion itself
+# built with the locked setuptools, its dependencies untouched: a reinstall on another day installs the same.
+"$VENV/bin/python" -m pip install --disable-pip-version-check --require-hashes -r "$APP/requirements/run.txt"
+"$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps --no-build-isolation --force-reinstall "$APP"
 
 step "GPIO library for the LEDs (lgpio)"
 LEDS_OFF=""
-lgpio_spec=$("$VENV/bin/python" -c 'import sys, tomllib
-print(*tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["pi"])' "$APP/pyproject.toml")
 if "$VENV/bin/python" -c 'import lgpio' 2>/dev/null; then
     echo "lgpio is there: $("$VENV/bin/python" -c 'import lgpio; print(lgpio.__file__)')"
-elif "$VENV/bin/python" -m pip install --disable-pip-version-check --only-binary=:all: "$lgpio_spec"; then
+elif "$VENV/bin/python" -m pip install --disable-pip-version-check --only-binary=:all: --require-hashes \
+        -r "$APP/requirements/pi.txt"; then
     echo "lgpio installed from a ready-built wheel"
 else
     # No python3-lgpio (only Raspberry Pi OS's own archive has it, not Debian) and no wheel for this Python
@@ -104,7 +106,9 @@ else
         echo "lgpio is built from its source package here, which needs ${build_needs[*]}"
         DEBIAN_FRONTEND=noninteractive apt-get install -y "${build_needs[@]}" || true
     fi
-    if "$VENV/bin/python" -m pip install --disable-pip-version-check --no-binary=lgpio "$lgpio_spec"; then
+    # the locked source package (its hash is in the lock too), built with the venv's locked setuptools
+    if "$VENV/bin/python" -m pip install --disable-pip-version-check --no-binary=lgpio --no-build-isolation \
+            --require-hashes -r "$APP/requirements/pi.txt"; then
         echo "lgpio built from its source package"
     else
         LEDS_OFF="The LEDs are off: there is no lgpio for Python $system_python here, and it could not be built from its source package (the reason is above); install it with 'sudo apt install python3-lgpio' (Raspberry Pi OS) and run this script again."

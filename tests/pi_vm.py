@@ -41,8 +41,7 @@ def venv_layer() -> Path:
     project: each run brings the checkout), gpiozero 2 over Debian's python3-gpiozero 1.6, lgpio compiled from
     its source package in the arm64 root under qemu-user, with the same pip commands install.sh runs."""
     base = ch.root(ROOT_NAME)
-    reqs = ch.requirements()
-    key = ch._key(base.name, reqs, "venv 1")
+    key = ch._key(base.name, ch._locks_text(), "venv 2")
     path = ch.CACHE / f"pi-venv-{key}"
     if (path / ".complete").exists():
         return path
@@ -53,13 +52,14 @@ def venv_layer() -> Path:
         if not (wheels / ".complete").exists():
             shutil.rmtree(wheels, ignore_errors=True)
             work = Path(tempfile.mkdtemp(prefix=".pi-wheels.", dir=ch.CACHE))
-            recipe = ch.RECIPES[ROOT_NAME]
-            lgpio = [r for r in reqs if r.startswith("lgpio")]
-            ch._download_for(recipe, [r for r in reqs if r not in lgpio], work)
+            run, pi = ch.REPO / "requirements/run.txt", ch.REPO / "requirements/pi.txt"
+            ch._download_for(ch.RECIPES[ROOT_NAME], ["-r", str(run)], work)
             # PyPI has no lgpio wheel for CPython 3.13 on aarch64: its source package, as install.sh falls back to
             ch._run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-cache-dir",
-                     "--no-deps", "--no-binary=:all:", "--dest", str(work), *lgpio], timeout=600)
-            (work / ".complete").write_text(" ".join(reqs) + "\n")
+                     "--no-deps", "--no-binary=:all:", "--dest", str(work), "-r", str(pi)], timeout=600)
+            for lock in (run, pi):
+                shutil.copy(lock, work / lock.name)
+            (work / ".complete").write_text("run.txt pi.txt\n")
             work.rename(wheels)
         started = time.monotonic()
         layer = Path(tempfile.mkdtemp(prefix=".pi-venv.", dir=ch.CACHE))
@@ -76,12 +76,13 @@ def venv_layer() -> Path:
 python3 -m venv --system-site-packages {APP}/.venv
 py={APP}/.venv/bin/python
 export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheelhouse PIP_DISABLE_PIP_VERSION_CHECK=1
-$py -m pip install --no-compile {' '.join(repr(r) for r in reqs if not r.startswith('lgpio'))}
-$py -m pip install --no-compile --no-binary=lgpio {' '.join(repr(r) for r in reqs if r.startswith('lgpio'))}
+# install.sh's two pip commands for the locks (the project itself comes with each run's checkout)
+$py -m pip install --require-hashes -r /wheelhouse/run.txt
+$py -m pip install --no-binary=lgpio --no-build-isolation --require-hashes -r /wheelhouse/pi.txt
 $py -c 'import lgpio, gpiozero; print("lgpio", lgpio.__file__, "gpiozero", gpiozero.__version__)'
 """
                 ch._run(["chroot", str(merged), "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root",
-                         "bash", "-c", script], timeout=3600)
+                         "PIP_NO_CACHE_DIR=1", "bash", "-c", script], timeout=3600)
             finally:
                 subprocess.run(["umount", str(merged / "wheelhouse")], capture_output=True)
         finally:
@@ -148,6 +149,7 @@ install -d -m 0750 -o metropolys -g metropolys /var/lib/metropolys-companion
 install -D -m 0640 -o root -g metropolys deploy/companion.default /etc/default/metropolys-companion
 install -D -m 0644 deploy/metropolys-companion.service /etc/systemd/system/metropolys-companion.service
 systemctl enable metropolys-companion.service
+.venv/bin/python -m compileall -q companion  # as pip's install of the project does: the service may not write
 """
 
 CHECK_UNIT = """[Unit]
