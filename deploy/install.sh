@@ -106,8 +106,10 @@ else
         echo "lgpio is built from its source package here, which needs ${build_needs[*]}"
         DEBIAN_FRONTEND=noninteractive apt-get install -y "${build_needs[@]}" || true
     fi
-    # the locked source package (its hash is in the lock too), built with the venv's locked setuptools
-    if "$VENV/bin/python" -m pip install --disable-pip-version-check --no-binary=lgpio --no-build-isolation \
+    # the locked source package (its hash is in the lock too), built with the venv's locked setuptools;
+    # PYPI=1 makes its setup.py compile lgpio's own C files into the module, as for PyPI's wheels (else it
+    # links a system liblgpio, which only Raspberry Pi OS's archive has)
+    if PYPI=1 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-binary=lgpio --no-build-isolation --use-pep517 \
             --require-hashes -r "$APP/requirements/pi.txt"; then
         echo "lgpio built from its source package"
     else

@@ -78,7 +78,7 @@ py={APP}/.venv/bin/python
 export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheelhouse PIP_DISABLE_PIP_VERSION_CHECK=1
 # install.sh's two pip commands for the locks (the project itself comes with each run's checkout)
 $py -m pip install --require-hashes -r /wheelhouse/run.txt
-$py -m pip install --no-binary=lgpio --no-build-isolation --require-hashes -r /wheelhouse/pi.txt
+PYPI=1 $py -m pip install --no-binary=lgpio --no-build-isolation --use-pep517 --require-hashes -r /wheelhouse/pi.txt
 $py -c 'import lgpio, gpiozero; print("lgpio", lgpio.__file__, "gpiozero", gpiozero.__version__)'
 """
                 ch._run(["chroot", str(merged), "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root",
@@ -190,7 +190,7 @@ def make_image(dest: Path, venv: Path) -> Path:
         for unit in MASKED:
             (top / "etc/systemd/system" / unit).unlink(missing_ok=True)
             (top / "etc/systemd/system" / unit).symlink_to("/dev/null")
-        (top / "etc/fstab").write_text("/dev/mmcblk0 / ext4 rw,noatime 0 1\n")
+        (top / "etc/fstab").write_text("LABEL=root / ext4 rw,noatime 0 1\n")
         (top / "etc/hostname").write_text("metropolys-pi\n")
         image = dest / "sd.img"
         with open(image, "wb") as f:
@@ -257,7 +257,7 @@ class PiVM:
         serial, qmp = self.dir / "serial.sock", self.dir / "qmp.sock"
         cmd = ["qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg,thread=single",
                "-kernel", str(boot / "Image"), "-initrd", str(boot / "initrd"), "-dtb", str(boot / "pi3.dtb"),
-               "-append", "console=ttyAMA0 root=/dev/mmcblk0 rootfstype=ext4 rw rootwait quiet loglevel=3 "
+               "-append", "console=ttyAMA0 root=LABEL=root rootfstype=ext4 rw rootwait quiet loglevel=3 "
                           f"systemd.show_status=0 modprobe.blacklist={BLACKLIST}",
                "-drive", f"file={image},if=sd,format=raw",
                "-serial", f"unix:{serial},server=on,wait=on", "-qmp", f"unix:{qmp},server=on,wait=off",
