@@ -142,7 +142,7 @@ def main() -> None:
     answered, page = first_answer()
     say("answered " + json.dumps({"boot": answered, "qr": "<svg" in page and "qr" in page.lower()}))
     venv = f"{APP}/.venv/bin/python"
-    facts = sh(f"{venv} -c 'import gpiozero, lgpio; print(gpiozero.__version__, gpiozero.__file__, lgpio.__file__)'; "
+    facts = sh(f"{venv} -c 'import gpiozero, lgpio, importlib.metadata as m; print(m.version(gpiozero.__name__), gpiozero.__file__, lgpio.__file__)'; "
                "ls -l /dev/gpiochip0; cat /sys/bus/gpio/devices/gpiochip0/of_node/compatible 2>/dev/null "
                "|| cat /sys/class/gpio/gpiochip*/label; "
                "dpkg-query -W -f '${Version}' python3-gpiozero; echo; systemctl --version | head -n 1; "

@@ -130,8 +130,8 @@ def test_install_says_running_only_once_it_is(pi):
 def test_the_venvs_gpiozero_2_and_lgpio_are_the_ones_imported(pi):
     """Debian trixie's python3-gpiozero 1.6.2 cannot drive lgpio 0.2 (AttributeError: SET_BIAS_DISABLE): the venv
     sees the OS's packages, so its own gpiozero 2 must come first."""
-    done = pi.m.sh("/opt/metropolys-companion/.venv/bin/python -c 'import gpiozero, lgpio; "
-                   "print(gpiozero.__version__, gpiozero.__file__, lgpio.__file__)'", check=False)
+    done = pi.m.sh("/opt/metropolys-companion/.venv/bin/python -c 'import gpiozero, lgpio, importlib.metadata as m; "
+                   "print(m.version(gpiozero.__name__), gpiozero.__file__, lgpio.__file__)'", check=False)
     assert re.fullmatch(r"2\.\S+ /opt/metropolys-companion/\.venv/\S+ /opt/metropolys-companion/\.venv/\S+\n",
                         done.stdout), done.stdout + done.stderr
     if pi.name == "trixie":
