@@ -46,6 +46,9 @@ RECIPES = {
                        "python": "3.11", "glibc": (2, 36),
                        "leave_out": ["/usr/share/ca-certificates/*", "/usr/share/doc/*", "/usr/share/man/*",
                                      "/usr/share/locale/*", "/usr/share/info/*"]},
+    # The kiosk under labwc, headless (tests/test_kiosk_labwc.py): Debian trixie's labwc, Chromium, grim for a screenshot
+    "trixie-kiosk": {"release": "trixie", "arch": "amd64",
+                     "packages": ["labwc", "chromium", "grim", "curl", "fonts-dejavu-core", "procps"]},
     # The emulated Raspberry Pi 3 (tests/pi_vm.py): Debian trixie arm64 as plain Debian has it (no Raspberry Pi OS
     # archive: no python3-lgpio, and Debian's older python3-gpiozero 1.6), with its own kernel and an initrd
     # holding only what QEMU's raspi3b needs to reach the SD card's root (its SD and ext4 drivers are modules).

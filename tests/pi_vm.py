@@ -112,9 +112,15 @@ def boot_files() -> Path:
         version = kernel.name.removeprefix("vmlinuz-")
         shutil.copy(kernel, work / "Image")
         initrd = base / "boot" / f"initrd.img-{version}"
-        if not initrd.exists():
-            ch._run(["chroot", str(base), "mkinitramfs", "-o", f"/boot/initrd.img-{version}", version], timeout=1800)
-        shutil.copy(initrd, work / "initrd")
+        if initrd.exists():  # made by the kernel package's own hook in the second stage, with the recipe's modules
+            shutil.copy(initrd, work / "initrd")
+        else:
+            layer = ch.Overlay(base)  # the cached root stays as built
+            try:
+                ch._run(["chroot", str(layer.merged), "mkinitramfs", "-o", "/initrd", version], timeout=1800)
+                shutil.copy(layer.merged / "initrd", work / "initrd")
+            finally:
+                layer.close()
         dtb = work / "pi3.dtb"
         shutil.copy(base / f"usr/lib/linux-image-{version}/broadcom/bcm2837-rpi-3-b.dtb", dtb)
         ch._run(["fdtput", "-c", str(dtb), "/system"], timeout=60)
@@ -393,8 +399,10 @@ class Run:
 
     def _talk(self) -> None:
         vm = self.vm
+        first = True
         while not self.stop_now.is_set():
-            line = vm.read_line(self.TIMEOUT)
+            line = vm.read_line(self.TIMEOUT * (3 if first else 1))  # the boot itself may take long on busy cores
+            first = False
             word, _, rest = line.partition(" ")
             if word == "booted":
                 self.boot_to_kernel_line = time.monotonic() - vm.started
@@ -458,6 +466,10 @@ def stop_all() -> None:
 
 def can_run() -> str | None:
     """Why the emulated Pi cannot run here, or None when it can."""
+    # Not yet seen passing end to end (its first root was still building when this landed): opt in with
+    # COMPANION_PI_VM=1 until a run has shown it green, then drop this so scripts/test always runs it.
+    if os.environ.get("COMPANION_PI_VM") != "1":
+        return "the emulated Pi 3 is opt-in until seen passing: COMPANION_PI_VM=1 scripts/test tests/test_pi_vm.py"
     why = ch.can_run()
     if why:
         return why
