@@ -16,6 +16,7 @@ FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000",
         "COMPANION_LOBBY_LIMIT": "100000"}
 CONTAINERS = "test_deploy_containers.py"
 PI_VM = "test_pi_vm.py"
+KIOSK = "test_kiosk_labwc.py"
 
 
 @pytest.hookimpl(trylast=True)  # after pytest has grouped the items by their fixtures' parameters
@@ -30,6 +31,10 @@ def pytest_collection_modifyitems(session, config, items):
         import pi_vm
         if pi_vm.can_run() is None and not config.option.collectonly:
             pi_vm.start()
+    if any(i.path.name == KIOSK for i in items) and not config.option.collectonly:
+        import container_helpers
+        if container_helpers.can_run() is None:
+            container_helpers.prebuild_roots(["trixie-kiosk"])  # labwc and Chromium: minutes on a cold cache
     ours = [i for i in items if i.path.name == CONTAINERS]
     if not ours:
         return

@@ -48,7 +48,8 @@ RECIPES = {
                                      "/usr/share/locale/*", "/usr/share/info/*"]},
     # The kiosk under labwc, headless (tests/test_kiosk_labwc.py): Debian trixie's labwc, Chromium, grim for a screenshot
     "trixie-kiosk": {"release": "trixie", "arch": "amd64",
-                     "packages": ["labwc", "chromium", "grim", "curl", "fonts-dejavu-core", "procps"]},
+                     "packages": ["labwc", "chromium", "grim", "curl", "fonts-dejavu-core", "procps",
+                                  "dbus-x11"]},  # debootstrap picks no provider of dbus-session-bus by itself
     # The emulated Raspberry Pi 3 (tests/pi_vm.py): Debian trixie arm64 as plain Debian has it (no Raspberry Pi OS
     # archive: no python3-lgpio, and Debian's older python3-gpiozero 1.6), with its own kernel and an initrd
     # holding only what QEMU's raspi3b needs to reach the SD card's root (its SD and ext4 drivers are modules).
@@ -383,6 +384,20 @@ def prebuild(names: list[str]) -> threading.Thread:
         for name in names:
             try:
                 wheelhouse(name)
+            except Exception as e:  # noqa: BLE001 (the test that needs it says why)
+                print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
+
+    thread = threading.Thread(target=build, name=f"prebuild {' '.join(names)}", daemon=True)
+    thread.start()
+    return thread
+
+
+def prebuild_roots(names: list[str]) -> threading.Thread:
+    """Like prebuild, for roots that need no wheelhouse."""
+    def build() -> None:
+        for name in names:
+            try:
+                root(name)
             except Exception as e:  # noqa: BLE001 (the test that needs it says why)
                 print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
 
