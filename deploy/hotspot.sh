@@ -7,15 +7,19 @@
 #   --fallback  join a known Wi-Fi when this Pi can see one; raise the hotspot only when it cannot
 #   --yes       go ahead even though this SSH session runs over the Wi-Fi that becomes the hotspot
 #   --no-up     write the settings and the connection, but do not switch now
-# Honours ROOT= (a prefix for the settings file and /sys), NMCLI= and SYSTEMCTL= for tests.
+# Honours ROOT= (a prefix for the settings file and /sys), NMCLI=, SS= and SYSTEMCTL= for tests.
 set -euo pipefail
 
 ROOT=${ROOT:-${DESTDIR:-}}
 NMCLI=${NMCLI:-nmcli}
+SS=${SS:-ss}
 SYSTEMCTL=${SYSTEMCTL:-systemctl}
 CON=metropolys-hotspot
 ADDRESS=10.42.0.1
 SSID=Metropolys
+# 2.4 GHz channel 6: one of the three that every region allows (NetworkManager otherwise picked 13
+# with the country set to GB, which phones set to a US region never see)
+CHANNEL=6
 UP=1
 YES=0
 FALLBACK=0
@@ -125,14 +129,23 @@ qr.print_ascii(invert=True)
 EOF
 
 # 4. An SSH session that arrived over this Wi-Fi ends when the access point takes the interface.
-over_wifi=0
-if [ -n "${SSH_CONNECTION:-}" ]; then
-    here=$(awk '{ print $3 }' <<< "$SSH_CONNECTION")
-    if "$NMCLI" -g IP4.ADDRESS,IP6.ADDRESS device show "$IFACE" 2>/dev/null | tr '|' '\n' \
-            | sed 's#/.*##; s/[[:space:]]//g' | grep -qixF -- "$here"; then
-        over_wifi=1
+# sudo's clean environment drops SSH_CONNECTION, so the SSH server's own connections are looked at
+# too: any established one that ends on an address of this Wi-Fi device counts.
+ssh_addresses() {  # the local addresses of the established SSH connections, one a line
+    if [ -n "${SSH_CONNECTION:-}" ]; then
+        awk '{ print $3 }' <<< "$SSH_CONNECTION"
     fi
+    "$SS" -Htnp state established 2>/dev/null \
+        | awk '$0 ~ /"sshd/ || $3 ~ /:22$/ { print $3 }' \
+        | sed 's/:[0-9]*$//; s/^\[//; s/\]$//; s/%.*//; s/^::ffff://' || true
+}
+wifi_addresses=$("$NMCLI" -g IP4.ADDRESS,IP6.ADDRESS device show "$IFACE" 2>/dev/null | tr '|' '\n' \
+    | sed 's#/.*##; s/[[:space:]]//g' | grep -v '^$' || true)
+over_wifi=0
+if [ -n "$wifi_addresses" ] && ssh_addresses | grep -qixF -- "$wifi_addresses"; then
+    over_wifi=1
 fi
+LOGIN=${SUDO_USER:-$(id -un 2>/dev/null || echo pi)}  # the name to log in with again, not root's under sudo
 
 # 5. The access point: WPA2 with CCMP only and PMF off (the Pi's brcmfmac chip does no PMF as an
 # access point, and some phones then fail to join); in fallback mode below any home Wi-Fi.
@@ -140,7 +153,7 @@ PRIORITY=10
 [ "$FALLBACK" = 1 ] && PRIORITY=-10
 SETTINGS=(
     connection.interface-name "$IFACE" connection.autoconnect yes connection.autoconnect-priority "$PRIORITY"
-    802-11-wireless.ssid "$SSID" 802-11-wireless.mode ap 802-11-wireless.band bg
+    802-11-wireless.ssid "$SSID" 802-11-wireless.mode ap 802-11-wireless.band bg 802-11-wireless.channel "$CHANNEL"
     ipv4.method shared ipv4.addresses "$ADDRESS/24" ipv6.method disabled
     802-11-wireless-security.key-mgmt wpa-psk 802-11-wireless-security.proto rsn
     802-11-wireless-security.pairwise ccmp 802-11-wireless-security.group ccmp
@@ -156,7 +169,7 @@ if [ "$FALLBACK" = 1 ] && [ "$UP" = 1 ]; then
     fi
 fi
 if [ "$switch_now" = 1 ] && [ "$over_wifi" = 1 ] && [ "$YES" = 0 ]; then
-    refuse "you are logged in over $IFACE, which becomes the hotspot: this SSH session will drop, and you reach the Pi again only by joining \"$SSID\" (password above) and running: ssh $(id -un 2>/dev/null || echo pi)@$ADDRESS. Run this again with --yes to go ahead (or use --fallback, or Ethernet, or the Pi's own keyboard). Nothing was switched."
+    refuse "you are logged in over $IFACE, which becomes the hotspot: this SSH session will drop, and you reach the Pi again only by joining \"$SSID\" (password above) and running: ssh $LOGIN@$ADDRESS. Run this again with --yes to go ahead (or use --fallback, or Ethernet, or the Pi's own keyboard). Nothing was switched."
 fi
 
 if "$NMCLI" -g NAME connection show | grep -qx "$CON"; then

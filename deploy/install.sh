@@ -95,10 +95,33 @@ elif "$VENV/bin/python" -m pip install --disable-pip-version-check --only-binary
         -r "$APP/requirements/pi.txt"; then
     echo "lgpio installed from a ready-built wheel"
 else
-    # PyPI's lgpio wheels stop at Python 3.12, and building its source needs liblgpio-dev,
-    # which only Raspberry Pi's own archive has: so no compiling here, just the plain sentence.
-    LEDS_OFF="The LEDs are off: there is no lgpio for Python $system_python here; install it with 'sudo apt install python3-lgpio' (Raspberry Pi OS) and run this script again."
-    echo "$LEDS_OFF"
+    # No python3-lgpio (only Raspberry Pi OS's own archive has it, not Debian) and no wheel for this Python
+    # (PyPI's stop at 3.12): PyPI's source package compiles lgpio's C library into the module, with gcc,
+    # swig and Python's headers, which apt brings where they are missing.
+    build_needs=()
+    command -v gcc >/dev/null || build_needs+=(gcc libc6-dev)
+    command -v swig >/dev/null || build_needs+=(swig)
+    [ -f "$(python3 -c 'import sysconfig; print(sysconfig.get_path("include"))')/Python.h" ] || build_needs+=(python3-dev)
+    if [ ${#build_needs[@]} -gt 0 ]; then
+        echo "lgpio is built from its source package here, which needs ${build_needs[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y "${build_needs[@]}" || true
+    fi
+    # the locked source package (its hash is in the lock too), built with the venv's locked setuptools;
+    # PYPI=1 makes its setup.py compile lgpio's own C files into the module, as for PyPI's wheels (else it
+    # links a system liblgpio, which only Raspberry Pi OS's archive has)
+    if PYPI=1 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-binary=lgpio --no-build-isolation --use-pep517 \
+            --require-hashes -r "$APP/requirements/pi.txt"; then
+        echo "lgpio built from its source package"
+    else
+        LEDS_OFF="The LEDs are off: there is no lgpio for Python $system_python here, and it could not be built from its source package (the reason is above); install it with 'sudo apt install python3-lgpio' (Raspberry Pi OS) and run this script again."
+        echo "$LEDS_OFF"
+    fi
+fi
+# Raspberry Pi OS gives the GPIO chips to the gpio group; plain Debian leaves them to root
+install -D -m 0644 "$SRC/deploy/metropolys-gpio.rules" /etc/udev/rules.d/60-metropolys-gpio.rules
+if command -v udevadm >/dev/null && [ -d /run/udev ]; then
+    udevadm control --reload 2>/dev/null || true
+    udevadm trigger --subsystem-match=gpio --action=add 2>/dev/null || true
 fi
 
 step "State directory $STATE"
@@ -120,8 +143,10 @@ install -D -m 0644 "$SRC/deploy/metropolys-companion.service" "$UNIT"
 if [ "$KIOSK_ON" = 1 ]; then
     install -D -m 0755 "$SRC/deploy/kiosk.sh" "$KIOSK"
     install -D -m 0644 "$SRC/deploy/metropolys-kiosk.desktop" "$AUTOSTART"
+    bash "$SRC/deploy/kiosk-autostart.sh" add   # labwc without Raspberry Pi OS's XDG autostart line
 else
     rm -f "$KIOSK" "$AUTOSTART"
+    bash "$SRC/deploy/kiosk-autostart.sh" remove
 fi
 
 answers() {  # true when the server gives an HTTP answer on 127.0.0.1:8000

@@ -5,6 +5,14 @@ set -u
 URL=${COMPANION_TABLE_URL:-http://localhost:8000/table}
 WAIT=${COMPANION_KIOSK_WAIT:-90}
 
+# One kiosk per login: labwc's autostart line and the XDG autostart entry may both start this.
+# The lock stays held by Chromium (exec below keeps the descriptor) until it closes.
+exec 9>"${XDG_RUNTIME_DIR:-/tmp}/metropolys-kiosk-$(id -u).lock"
+if ! flock -n 9; then
+    echo "metropolys-kiosk: already running." >&2
+    exit 0
+fi
+
 for _ in $(seq "$WAIT"); do
     curl --silent --fail --output /dev/null "$URL" && break
     sleep 1

@@ -15,6 +15,8 @@ from server_helpers import LiveServer, Phone, free_port  # noqa: E402
 FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000",
         "COMPANION_LOBBY_LIMIT": "100000"}
 CONTAINERS = "test_deploy_containers.py"
+PI_VM = "test_pi_vm.py"
+KIOSK = "test_kiosk_labwc.py"
 
 
 @pytest.hookimpl(trylast=True)  # after pytest has grouped the items by their fixtures' parameters
@@ -22,6 +24,17 @@ def pytest_collection_modifyitems(session, config, items):
     """The container tests last, the emulated (arm64) one at the very end, and their Debian roots built in the
     background from the start: on a cold cache the builds (minutes, the arm64 one under qemu) overlap the rest
     of the suite instead of adding to it."""
+    pi = [i for i in items if i.path.name == PI_VM]
+    if pi:
+        # the emulated Pi 3 runs from the start in the background (mostly emulated CPU work); its tests come last
+        items[:] = [i for i in items if i.path.name != PI_VM] + pi
+        import pi_vm
+        if pi_vm.can_run() is None and not config.option.collectonly:
+            pi_vm.start()
+    if any(i.path.name == KIOSK for i in items) and not config.option.collectonly:
+        import container_helpers
+        if container_helpers.can_run() is None:
+            container_helpers.prebuild_roots(["trixie-kiosk"])  # labwc and Chromium: minutes on a cold cache
     ours = [i for i in items if i.path.name == CONTAINERS]
     if not ours:
         return
@@ -35,6 +48,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_sessionfinish(session):
+    if "pi_vm" in sys.modules:
+        sys.modules["pi_vm"].stop_all()
     if "container_helpers" in sys.modules:
         sys.modules["container_helpers"].stop_all()
 

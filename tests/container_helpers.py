@@ -31,7 +31,11 @@ BOOTED = ["systemd", "systemd-sysv", "dbus", "python3", "python3-venv", "python3
 RECIPES = {
     # libpam-systemd: NetworkManager's polkitd needs a logind, which debootstrap does not choose by itself
     "bookworm": {"release": "bookworm", "arch": "amd64", "packages": BOOTED + ["libpam-systemd", "network-manager"]},
-    "trixie": {"release": "trixie", "arch": "amd64", "packages": BOOTED},
+    # plain Debian trixie: no python3-lgpio and no lgpio wheel for its Python 3.13, so install.sh builds lgpio from
+    # PyPI's source package with what apt would bring (gcc, swig, python3-dev: here ahead, the containers are
+    # offline); and Debian's own python3-gpiozero 1.6, older than the venv's
+    "trixie": {"release": "trixie", "arch": "amd64",
+               "packages": BOOTED + ["gcc", "libc6-dev", "swig", "python3-dev", "python3-gpiozero"]},
     # No systemd needed there: the server is started by hand under emulation. Only what `python3 -m venv` needs
     # (python3-venv brings python3 and the pip wheel ensurepip installs into the venv): every package more is
     # unpacked and configured under qemu, the slowest part of the whole suite on a cold cache. Its wheelhouse
@@ -42,6 +46,22 @@ RECIPES = {
                        "python": "3.11", "glibc": (2, 36),
                        "leave_out": ["/usr/share/ca-certificates/*", "/usr/share/doc/*", "/usr/share/man/*",
                                      "/usr/share/locale/*", "/usr/share/info/*"]},
+    # The kiosk under labwc, headless (tests/test_kiosk_labwc.py): Debian trixie's labwc, Chromium, grim for a screenshot
+    "trixie-kiosk": {"release": "trixie", "arch": "amd64",
+                     "packages": ["labwc", "chromium", "grim", "curl", "fonts-dejavu-core", "procps",
+                                  "dbus-x11"]},  # debootstrap picks no provider of dbus-session-bus by itself
+    # The emulated Raspberry Pi 3 (tests/pi_vm.py): Debian trixie arm64 as plain Debian has it (no Raspberry Pi OS
+    # archive: no python3-lgpio, and Debian's older python3-gpiozero 1.6), with its own kernel and an initrd
+    # holding only what QEMU's raspi3b needs to reach the SD card's root (its SD and ext4 drivers are modules).
+    # gcc, swig and python3-dev build lgpio from PyPI's source package, as install.sh does where no wheel fits.
+    "trixie-arm64-pi": {"release": "trixie", "arch": "arm64",
+                        "packages": ["systemd-sysv", "udev", "kmod", "linux-image-arm64", "initramfs-tools",
+                                     "python3-venv", "python3-dev", "gcc", "libc6-dev", "swig", "python3-gpiozero"],
+                        "python": "3.13", "glibc": (2, 41),
+                        "files": {"etc/initramfs-tools/conf.d/companion-tests": "MODULES=list\nCOMPRESS=gzip\n",
+                                  "etc/initramfs-tools/modules": "sdhci-iproc\nbcm2835\nmmc_block\next4\n"},
+                        "leave_out": ["/usr/share/ca-certificates/*", "/usr/share/doc/*", "/usr/share/man/*",
+                                      "/usr/share/locale/*", "/usr/share/info/*"]},
 }
 
 
@@ -155,6 +175,9 @@ def root(name: str) -> Path:
             _run([cmd[0], "--foreign", *cmd[1:]], timeout=3600)
             (work / "etc/dpkg/dpkg.cfg.d/companion-tests").write_text(
                 "".join(f"path-exclude={p}\n" for p in recipe["leave_out"]))
+            for name_, text in recipe.get("files", {}).items():  # read by the packages' scripts in the second stage
+                (work / name_).parent.mkdir(parents=True, exist_ok=True)
+                (work / name_).write_text(text)
             _run(["chroot", str(work), "/debootstrap/debootstrap", "--second-stage"], timeout=3600)
         # apt's downloaded .debs are not part of a Pi's image
         for deb in (work / "var/cache/apt/archives").glob("*.deb"):
@@ -361,6 +384,20 @@ def prebuild(names: list[str]) -> threading.Thread:
         for name in names:
             try:
                 wheelhouse(name)
+            except Exception as e:  # noqa: BLE001 (the test that needs it says why)
+                print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
+
+    thread = threading.Thread(target=build, name=f"prebuild {' '.join(names)}", daemon=True)
+    thread.start()
+    return thread
+
+
+def prebuild_roots(names: list[str]) -> threading.Thread:
+    """Like prebuild, for roots that need no wheelhouse."""
+    def build() -> None:
+        for name in names:
+            try:
+                root(name)
             except Exception as e:  # noqa: BLE001 (the test that needs it says why)
                 print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
 

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -40,14 +41,15 @@ def unit_root(tmp_path_factory) -> Path:
 
 
 def test_scripts_parse():
-    for script in ("install.sh", "hotspot.sh", "kiosk.sh"):
+    for script in ("install.sh", "hotspot.sh", "kiosk.sh", "kiosk-autostart.sh"):
         done = subprocess.run(["bash", "-n", str(DEPLOY / script)], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.skipif(not shutil.which("shellcheck"), reason="shellcheck is not installed here")
 def test_scripts_pass_shellcheck():
-    done = subprocess.run(["shellcheck", *(str(DEPLOY / s) for s in ("install.sh", "hotspot.sh", "kiosk.sh"))],
+    done = subprocess.run(["shellcheck", *(str(DEPLOY / s) for s in ("install.sh", "hotspot.sh", "kiosk.sh",
+                                                                     "kiosk-autostart.sh"))],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
 
@@ -67,7 +69,9 @@ def test_service_settings_the_project_relies_on():
     for key, value in {"ProtectSystem": "strict", "ProtectHome": "yes", "NoNewPrivileges": "yes",
                        "PrivateTmp": "yes", "Restart": "on-failure"}.items():
         assert svc[key] == value, key
-    for hides_gpio in ("PrivateDevices", "DevicePolicy", "DeviceAllow", "ProtectClock"):
+    # the GPIO chips are the one device allowed (tests/test_pi_vm.py checks these against a real one)
+    assert svc["DeviceAllow"] == "char-gpiochip rw"
+    for hides_gpio in ("PrivateDevices", "DevicePolicy", "ProcSubset"):
         assert hides_gpio not in svc, f"{hides_gpio} would keep the service away from /dev/gpiochip*"
 
 
@@ -177,13 +181,17 @@ class Hotspot:
         stubs.mkdir()
         (stubs / "nmcli").write_text(NMCLI)
         (stubs / "systemctl").write_text('#!/bin/sh\nprintf "%s\\n" "systemctl $*" >> "$STUB_LOG"\n')
+        # ss as root prints it for an SSH login: established, on port 22, owned by sshd (none unless SS_LINES says)
+        (stubs / "ss").write_text('#!/bin/sh\n[ "$*" = "-Htnp state established" ] && printf "%b" "${SS_LINES:-}"\n')
         for stub in stubs.iterdir():
             stub.chmod(0o755)
         self.env = {**os.environ, "ROOT": str(self.root), "NMCLI": str(stubs / "nmcli"),
+                    "SS": str(stubs / "ss"),
                     "SYSTEMCTL": str(stubs / "systemctl"), "STUB_LOG": str(self.log), "STUB_DIR": str(stubs),
                     # python3 with qrcode, as the installed venv has it
                     "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-        self.env.pop("SSH_CONNECTION", None)
+        for cleared in ("SSH_CONNECTION", "SUDO_USER"):
+            self.env.pop(cleared, None)
 
     def run(self, *args: str, **env: str) -> subprocess.CompletedProcess:
         self.log.write_text("")
@@ -222,7 +230,8 @@ def test_hotspot_prints_its_wifi_before_switching_and_sets_safe_ciphers(hotspot,
     path.write_bytes(png(terminal_image(qr), scale=6))
     assert wifi_fields(zbar(path)) == {"T": "WPA", "S": "Spiel;Tisch", "P": password}
     add = next(c for c in hotspot.calls() if c.startswith("nmcli connection add"))
-    for pair in ("802-11-wireless.mode ap", "802-11-wireless-security.pairwise ccmp",
+    # channel 6: every region allows it (NetworkManager chose 13 with the country GB; US phones never see 13)
+    for pair in ("802-11-wireless.mode ap", "802-11-wireless.channel 6", "802-11-wireless-security.pairwise ccmp",
                  "802-11-wireless-security.group ccmp", "802-11-wireless-security.pmf 1",
                  "connection.autoconnect-priority 10", "ipv4.method shared", f"802-11-wireless-security.psk {password}"):
         assert f" {pair} " in f"{add} ", pair
@@ -283,6 +292,28 @@ def test_hotspot_over_ssh_on_the_wifi_needs_yes(hotspot):
     assert Hotspot(hotspot.root.parent / "eth").run(SSH_CONNECTION="192.168.1.20 52000 192.168.1.60 22").returncode == 0
 
 
+SSHD = "0 0 {here}:22 192.168.1.20:52000 users:((\"sshd-session\",pid=812,fd=7))\\n"
+
+
+@pytest.mark.parametrize("here", ["192.168.1.50", "[::ffff:192.168.1.50]", "[fe80::1%wlan0]"])
+def test_hotspot_under_sudo_over_ssh_on_the_wifi_needs_yes(hotspot, here):
+    """`sudo bash deploy/hotspot.sh` as DEPLOY.md says: sudo drops SSH_CONNECTION, so the SSH server's
+    established connections on the Wi-Fi's address are what tell; the hint names the user who ran sudo."""
+    done = hotspot.run(SUDO_USER="alice", SS_LINES=SSHD.format(here=here))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "this SSH session will drop" in done.stderr and "ssh alice@10.42.0.1" in done.stderr, done.stderr
+    assert not [c for c in hotspot.calls() if "connection up" in c]
+    assert hotspot.run("--yes", SUDO_USER="alice", SS_LINES=SSHD.format(here=here)).returncode == 0
+
+
+def test_hotspot_under_sudo_over_ssh_on_ethernet_switches(hotspot):
+    """An SSH login on another address (Ethernet) does not drop, and an outgoing SSH from the Pi is no login."""
+    lines = SSHD.format(here="192.168.1.60") + "0 0 192.168.1.50:40022 192.168.1.9:22 users:((\"ssh\",pid=9,fd=3))\\n"
+    done = hotspot.run(SUDO_USER="alice", SS_LINES=lines)
+    assert done.returncode == 0, done.stderr
+    assert "SWITCHED NOW" in done.stdout
+
+
 def test_hotspot_writes_no_join_url_when_the_access_point_does_not_come_up(hotspot):
     done = hotspot.run(UP_FAILS="4")
     assert done.returncode == 1 and "did not come up" in done.stderr
@@ -299,3 +330,106 @@ def test_fallback_hotspot_ranks_below_home_wifi_and_leaves_a_connected_pi_alone(
     assert " connection.autoconnect-priority -10 " in add and " connection.autoconnect yes " in add
     assert "SWITCHED NOW" not in done.stdout and "comes up by itself" in done.stdout
     assert hotspot.setting("COMPANION_JOIN_URL") is None, "the join address follows the network the Pi is on"
+
+
+# The kiosk at login under labwc. labwc runs one autostart file: the user's ~/.config/labwc/autostart when it
+# exists, else the system's /etc/xdg/labwc/autostart. Raspberry Pi OS's system file has the line below, which
+# runs the XDG autostart entries (so /etc/xdg/autostart/metropolys-kiosk.desktop); plain labwc has no file.
+PI_OS_AUTOSTART = "/usr/bin/lwrespawn /usr/bin/pcmanfm --desktop --profile LXDE-pi &\n" \
+                  "/usr/bin/lwrespawn /usr/bin/wf-panel-pi &\n/usr/bin/kanshi &\n/usr/bin/lxsession-xdg-autostart\n"
+OLD_DOCS_LINE = "/usr/local/bin/metropolys-kiosk &\n"  # what DEPLOY.md told people to add by hand
+
+
+class Login:
+    """A desktop login in a throwaway root: the autostart file labwc would run, run by sh, with the real kiosk.sh
+    behind /usr/local/bin/metropolys-kiosk and a stand-in Chromium that notes each start."""
+
+    def __init__(self, tmp: Path, system: str | None, user: str | None):
+        self.root, self.tmp = tmp / "root", tmp
+        self.system = self.root / "etc/xdg/labwc/autostart"
+        self.user = self.root / "home/ann/.config/labwc/autostart"
+        for path, text in ((self.system, system), (self.user, user)):
+            if text is not None:
+                path.parent.mkdir(parents=True)
+                path.write_text(text)
+        desktop = self.root / "etc/xdg/autostart/metropolys-kiosk.desktop"
+        desktop.parent.mkdir(parents=True)
+        shutil.copy(DEPLOY / "metropolys-kiosk.desktop", desktop)
+        self.bin, self.runtime, self.starts = tmp / "bin", tmp / "run", tmp / "chromium.log"
+        self.bin.mkdir()
+        self.runtime.mkdir()
+        self.release = tmp / "close-chromium"
+        stubs = {
+            "curl": "#!/bin/sh\nexit 0\n",  # the server answers at once
+            "chromium-browser": f'#!/bin/sh\necho "$*" >> {self.starts}\n'
+                        f'for i in $(seq 300); do [ -e {self.release} ] && exit 0; sleep 0.1; done\n',
+            # runs each XDG autostart entry's Exec=, as Raspberry Pi OS's lxsession-xdg-autostart does
+            "lxsession-xdg-autostart": f'#!/bin/sh\nfor f in {self.root}/etc/xdg/autostart/*.desktop; do\n'
+                                       f'  sh -c "$(sed -n "s/^Exec=//p" "$f") &"\ndone\n',
+        }
+        for name, text in stubs.items():
+            (self.bin / name).write_text(text)
+            (self.bin / name).chmod(0o755)
+        self.env = {"PATH": f"{self.bin}:/usr/bin:/bin", "XDG_RUNTIME_DIR": str(self.runtime),
+                    "HOME": str(self.root / "home/ann")}
+
+    def install(self, *args: str) -> None:
+        done = subprocess.run(["bash", str(DEPLOY / "kiosk-autostart.sh"), *args],
+                              env={**os.environ, "ROOT": str(self.root)}, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+
+    def run(self) -> list[str]:
+        """Log in: labwc runs its autostart file; the Chromium starts seen within a few seconds."""
+        chosen = self.user if self.user.exists() else self.system
+        if not chosen.exists():
+            return []
+        script = chosen.read_text().replace("/usr/local/bin/metropolys-kiosk", f"bash {DEPLOY / 'kiosk.sh'}") \
+                                   .replace("/usr/bin/lxsession-xdg-autostart", "lxsession-xdg-autostart") \
+                                   .replace("/usr/bin/", f"{self.bin}/true-")  # the rest of the desktop: nothing
+        for name in ("lwrespawn", "kanshi"):
+            (self.bin / f"true-{name}").write_text("#!/bin/sh\n")
+            (self.bin / f"true-{name}").chmod(0o755)
+        # the XDG stand-in runs the entry's Exec=, the kiosk path: point it at the real kiosk.sh too
+        kiosk = self.bin / "metropolys-kiosk"
+        kiosk.write_text(f"#!/bin/sh\nexec bash {DEPLOY / 'kiosk.sh'}\n")
+        kiosk.chmod(0o755)
+        desktop = self.root / "etc/xdg/autostart/metropolys-kiosk.desktop"
+        desktop.write_text(desktop.read_text().replace("Exec=/usr/local/bin/metropolys-kiosk", f"Exec={kiosk}"))
+        with open(self.tmp / "session.log", "w") as log:  # not a pipe: the kiosk lives on after sh returns
+            subprocess.run(["sh", "-c", script], env=self.env, timeout=60, stdout=log, stderr=log)
+        deadline = time.monotonic() + 20
+        while not self.starts.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(2)  # a second start, if any, would show by now: the first holds the lock until released
+        starts = self.starts.read_text().splitlines() if self.starts.exists() else []
+        self.release.touch()
+        return starts
+
+
+@pytest.mark.parametrize("system, user", [
+    (PI_OS_AUTOSTART, None),                        # Raspberry Pi OS as shipped
+    (None, None),                                   # plain labwc: no autostart file at all
+    (PI_OS_AUTOSTART, "/usr/bin/kanshi &\n"),       # the user's own file, which replaces the system one
+    (PI_OS_AUTOSTART, PI_OS_AUTOSTART),             # the user's copy of the system file
+    (PI_OS_AUTOSTART, PI_OS_AUTOSTART + OLD_DOCS_LINE),  # the line the old docs said to add, too
+], ids=["pi-os", "plain-labwc", "own-user-file", "user-copy", "user-copy-and-old-line"])
+def test_the_kiosk_starts_once_at_login_with_or_without_pi_oss_autostart_line(tmp_path, system, user):
+    login = Login(tmp_path, system, user)
+    login.install("add")
+    login.install("add")  # install.sh run again adds nothing twice
+    starts = login.run()
+    assert len(starts) == 1, starts
+    assert "--kiosk" in starts[0] and starts[0].endswith("http://localhost:8000/table")
+    for f in (login.system, login.user):
+        if f.exists():
+            assert f.read_text().count("metropolys-kiosk (deploy/install.sh)") <= 1
+
+
+def test_no_kiosk_takes_the_autostart_lines_out_again(tmp_path):
+    login = Login(tmp_path, None, "/usr/bin/kanshi &\n")
+    login.install("add")
+    assert "metropolys-kiosk" in login.user.read_text() and login.system.exists()
+    login.install("remove")
+    assert login.user.read_text() == "/usr/bin/kanshi &\n"
+    assert not login.system.exists(), "the system file it created is gone again"
+    assert login.run() == []
