@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import queue
 import random
 import secrets
 import threading
+import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from functools import partial
@@ -14,6 +13,7 @@ from typing import Callable, Optional
 
 from . import codes, history, views
 from .codes import Code
+from .timers import Timers
 from .db import Store
 from .game.errors import RuleError
 from .game.record import to_record
@@ -227,10 +227,9 @@ class Table:
         self.store = store
         self.hub = hub
         # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
-        # must never wait for a game's lock (a bid's fsync): a thread of its own takes it from there.
-        hub.on_presence = self._presence_later
-        self._presence_q: "queue.SimpleQueue[str]" = queue.SimpleQueue()
-        self._presence_thread: Optional[threading.Thread] = None
+        # must never wait for a game's lock (a bid's fsync): the timers' one thread takes it from there.
+        self.timers = Timers()
+        hub.on_presence = lambda gid: self.timers.soon(("presence", gid), lambda: self.presence(gid))
         self.leds = leds
         self.host_away = host_away        # seconds the host's device must be gone before a player may claim it
         self.games: dict[str, Game] = {}   # games not ended, and the current one
@@ -608,23 +607,6 @@ class Table:
                 raise Refused(409, "host_here", seconds=int(self.host_away))
             return self._commit(game, "host", {"color": color, "confirmed": mine}, device)
 
-    def _presence_later(self, gid: str) -> None:
-        thread = self._presence_thread
-        if thread is None or not thread.is_alive() or getattr(thread, "pid", None) != os.getpid():
-            thread = threading.Thread(target=self._presence_worker, name="companion-presence", daemon=True)
-            thread.pid = os.getpid()
-            self._presence_thread = thread
-            thread.start()
-        self._presence_q.put(gid)
-
-    def _presence_worker(self) -> None:
-        while True:
-            gid = self._presence_q.get()
-            try:
-                self.presence(gid)
-            except Exception:   # one game's trouble must not stop the others' offline marks
-                pass
-
     def presence(self, gid: str) -> None:
         """A socket opened or closed: tell the table which seats have no live device."""
         game = self.games.get(gid)
@@ -640,9 +622,8 @@ class Table:
             self._tell(game)
         if game.host not in live:
             # When the host's absence reaches the limit, the seated players' pages offer the claim.
-            timer = threading.Timer(self.host_away + 0.5, self._tell_if_away, (gid,))
-            timer.daemon = True
-            timer.start()
+            self.timers.at(("host away", gid), time.monotonic() + self.host_away + 0.5,
+                           lambda: self._tell_if_away(gid))
 
     def _tell_if_away(self, gid: str) -> None:
         game = self.games.get(gid)
