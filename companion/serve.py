@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 from typing import Optional
 
 from .netaddr import lan_addresses
@@ -66,7 +67,15 @@ def serve(args) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: server.stop())
     _announce(args.host, args.port, override)
+    # Nothing old is read on the way to the first answer; after a clean stop the whole file is read
+    # once the server answers (after an unclean one it was read at open, before anything else).
+    store = app.extensions["table"].store
+    later = threading.Timer(2.0, store.check)
+    later.daemon = True
+    later.start()
     server.serve_forever()
+    later.cancel()
+    store.close()   # a clean stop: the next start need not read the whole file
     return 0
 
 
