@@ -284,6 +284,7 @@ def test_undo_names_the_action_in_its_confirm_and_on_every_screen(table_game):
         s.open("/table" if name == "table" else f"/g/{gid}", table_game["seq"])
         assert s.page.inner_text("#undone") == want, name
     gray = screens["gray"]
+    gray.lang("de")
     gray.open(f"/g/{gid}", table_game["seq"])
     assert gray.page.inner_text("#undone").startswith("Zurückgenommen: 2 von Jürgen-Friedrich (Rot) auf C02.")
     # Undone: the call ended before that bid is over again, so its card is back.
