@@ -139,7 +139,7 @@ def main() -> int:
                     post_rtt.append(t1 - t0)
                     actions += 1
                 if memory is None:
-                    memory = {"worker": smaps(worker), "master": smaps(server.proc.pid)}
+                    memory = smaps(server.proc.pid)
                 for ls in listeners:
                     ls.close()
                 for p in posters.values():
@@ -160,10 +160,8 @@ def main() -> int:
     print(f"POST round trip alone: median {statistics.median(post_rtt) * 1000:.2f} ms   p99 {ms(post_rtt, 99):.2f} ms")
     print(f"server CPU per action (whole run, setup and sockets included): {cpu / actions * 1000:.2f} ms"
           f" over {actions} actions")
-    w, m = memory["worker"], memory["master"]
-    print(f"memory with one game and 8 sockets: worker RSS {w['Rss']:.1f} MB, PSS {w['Pss']:.1f} MB; "
-          f"master RSS {m['Rss']:.1f} MB, PSS {m['Pss']:.1f} MB; master+worker PSS {w['Pss'] + m['Pss']:.1f} MB, "
-          f"RSS {w['Rss'] + m['Rss']:.1f} MB")
+    print(f"memory with one game and 8 sockets: RSS {memory['Rss']:.1f} MB, PSS {memory['Pss']:.1f} MB "
+          f"(one process)")
     times = startup(args.core)
     print(f"startup (launch -> first answered request), {len(times)} runs: median {statistics.median(times):.3f} s, "
           f"max {max(times):.3f} s")

@@ -531,8 +531,8 @@ class _Upgraded(Response):
     """The socket has left HTTP: nothing more may be written on it as a response."""
 
     def __call__(self, environ, start_response):
-        if "gunicorn.socket" in environ:
-            raise StopIteration()   # gunicorn's own way to end a request without an answer
+        if "companion.detach" in environ:
+            return []   # companion/httploop.py: no start_response, so nothing is written
         return super().__call__(environ, start_response)
 
 
@@ -542,7 +542,7 @@ def live(gid: str) -> Response:
     if not _same_origin(request.headers.get("Origin")):
         return refuse(403, "bad_origin")
     environ = request.environ
-    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    sock = environ.get("companion.socket") or environ.get("werkzeug.socket")
     try:
         head = accept_headers(environ)
     except HandshakeError:
@@ -567,7 +567,7 @@ def live(gid: str) -> Response:
         return _Upgraded()
     detach = environ.get("companion.detach")
     if detach is not None:
-        detach()   # from here on the connection is the loop's, not gunicorn's
+        detach()   # from here on the connection is the live loop's, not the HTTP loop's
     if game is None:
         live = LiveSocket(sock, t.hub.loop)
         live.close(1008, "no such game")
@@ -575,7 +575,7 @@ def live(gid: str) -> Response:
         with game.lock:   # no change slips between this first view and the next publish
             live = t.hub.attach(sub, sock, t.view_json(game.id, g.device))
     if detach is None:
-        live.closed.wait()   # werkzeug's server (tests) or plain gunicorn: this thread waits it out
+        live.closed.wait()   # werkzeug's server: this thread waits it out
     return _Upgraded()
 
 

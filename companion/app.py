@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import Optional
 
 from flask import Flask
 
-from . import api, compress, guard
+from . import api, compress, guard, recover
 from .db import Store
 from .live import Hub
 from .table import Table
@@ -79,9 +80,19 @@ def create_app(config: Optional[dict] = None) -> Flask:
 
     store = Store(db_path)
     store.open()   # a damaged file is moved aside here, and what can be read of it recovered
-    table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]),
-                  move_wait=float(app.config["SEAT_MOVE_WAIT"]))
-    table.load()
+    def replayed() -> Table:
+        table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]),
+                      move_wait=float(app.config["SEAT_MOVE_WAIT"]))
+        table.load()
+        return table
+
+    try:
+        table = replayed()
+    except sqlite3.DatabaseError as e:   # damaged after a clean stop: read it whole, as after a crash
+        if not recover.damage(e) or store.checked:
+            raise
+        store.reopen_checked()
+        table = replayed()
     for gid, why in table.broken.items():
         app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)
     app.extensions["table"] = table

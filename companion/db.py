@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import threading
 import time
+import urllib.parse
 from typing import Callable, Iterator, Optional
 
 # Work done inside an event's transaction: (connection, the event's time) -> None.
@@ -95,6 +96,50 @@ class StoreFull(StoreError):
     key = "disk_full"
 
 
+class StoreReadOnly(StoreError):
+    key = "db_read_only"
+
+
+class Note:
+    """A tiny fsync'd file beside the log: the last event acknowledged and whether the server stopped
+    cleanly. SQLite drops a damaged last WAL frame without a word; a start that finds the log shorter
+    than this note knows an acknowledged action was lost and can say which."""
+
+    SIZE = 512   # one sector: written in place, whole
+
+    def __init__(self, db_path: str):
+        self.path = db_path + ".last"
+        self._fd: Optional[int] = None
+        self._failed = False
+
+    def read(self) -> Optional[dict]:
+        try:
+            with open(self.path, "rb") as f:
+                note = json.loads(f.read(self.SIZE * 2).strip() or b"null")
+        except (OSError, ValueError):
+            return None
+        return note if isinstance(note, dict) else None
+
+    def write(self, note: dict) -> None:
+        data = json.dumps(note, separators=(",", ":")).encode()
+        if len(data) > self.SIZE:
+            data = json.dumps(dict(note, body=None), separators=(",", ":")).encode()
+        try:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            os.pwrite(self._fd, data.ljust(self.SIZE), 0)
+            os.fdatasync(self._fd)
+        except OSError as e:   # the log itself is what counts: a note that cannot be written is only said
+            if not self._failed:
+                log.warning("The note of the last action (%s) could not be written: %s", self.path, e)
+            self._failed = True
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 class Store:
     """One connection shared by the server's threads, serialised by a lock; writes are durable on return."""
 
@@ -104,6 +149,13 @@ class Store:
         self._lock = threading.RLock()   # open() may run from inside a read that found no connection yet
         self._identity: Optional[tuple[int, int]] = None   # (st_dev, st_ino) of the file we opened
         self.moved: Optional[dict] = None   # {"path", "recovered", "why"} when a damaged file was moved aside
+        self.lost: Optional[dict] = None    # the acknowledged event the log no longer has: {"game", "seq", "kind", "body"}
+        self.read_only: Optional[str] = None   # why nothing can be written (the file or its folder is read-only)
+        self.checked = False                # the whole file was read at open (after an unclean stop)
+        self.damaged: Optional[str] = None  # what check() found wrong: the next start reads the file whole
+        plain = path != ":memory:" and not path.startswith("file:")
+        self.note: Optional[Note] = Note(path) if plain else None
+        self._last: dict = {}
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -133,22 +185,23 @@ class Store:
         return st.st_dev, st.st_ino
 
     def open(self) -> Optional[dict]:
-        """Open the database; one that cannot be opened or read is moved aside and its readable games recovered."""
+        """Open the database. After an unclean stop (or with no note) it is read whole first, and one that
+        cannot be read is moved aside and its readable games recovered; after a clean stop nothing old is
+        read here (check() reads it once the server answers). A read-only file is opened read-only."""
         with self._lock:
             if self._conn is not None:
                 return self.moved
+            previous = self.note.read() if self.note is not None else None
+            if self._open_read_only():
+                return None
+            clean = bool(previous and previous.get("clean")) and not self.checked
             why = None
             try:
                 conn = self._connect()
                 try:
-                    result = conn.execute("PRAGMA quick_check").fetchone()[0]
-                    if result != "ok":
-                        why = f"quick_check: {result}"
-                    else:  # every row of the log read once: what the replay is about to do anyway
-                        for _ in conn.execute("SELECT game, seq, kind, body FROM events"):
-                            pass
-                        for _ in conn.execute("SELECT name, tokens FROM layouts"):
-                            pass
+                    if not clean:
+                        why = self._read_whole(conn)
+                        self.checked = True
                 except sqlite3.DatabaseError as e:
                     if not recover.damage(e):
                         conn.close()
@@ -156,6 +209,7 @@ class Store:
                     why = str(e)
                 if why is None:
                     self._conn = conn
+                    self._opened(previous)
                     return None
                 conn.close()
             except sqlite3.DatabaseError as e:
@@ -169,7 +223,84 @@ class Store:
             self.moved = {"path": os.path.abspath(aside), "recovered": count, "why": why}
             log.error("The database %s could not be read (%s): moved aside to %s, %d games recovered into a "
                       "fresh one.", self.path, why, aside, count)
+            self._opened(previous)
             return self.moved
+
+    @staticmethod
+    def _read_whole(conn: sqlite3.Connection) -> Optional[str]:
+        """Why the file cannot be trusted, or None: SQLite's quick check, then every row of the log read once."""
+        result = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if result != "ok":
+            return f"quick_check: {result}"
+        for _ in conn.execute("SELECT game, seq, kind, body FROM events"):
+            pass
+        for _ in conn.execute("SELECT name, tokens FROM layouts"):
+            pass
+        return None
+
+    def _opened(self, previous: Optional[dict]) -> None:
+        """Compare the log with the note of the last acknowledged event; from now on a stop is unclean until close()."""
+        if previous and previous.get("game") and isinstance(previous.get("seq"), int):
+            row = self._conn.execute("SELECT MAX(seq) FROM events WHERE game = ?", (previous["game"],)).fetchone()
+            if (row[0] or 0) < previous["seq"]:
+                self.lost = {k: previous.get(k) for k in ("game", "seq", "kind", "body")}
+                log.error("The last acknowledged event (game %s, event %s) is not in the database: it was lost "
+                          "when the storage was damaged.", previous["game"], previous["seq"])
+        self._last = {k: previous[k] for k in ("game", "seq", "kind", "body") if previous and k in previous}
+        if self.note is not None:
+            self.note.write(dict(self._last, clean=False))
+
+    def _open_read_only(self) -> bool:
+        """A file (or folder) the service may not write: opened read-only, so the games can still be shown."""
+        if self.note is None or not os.path.exists(self.path):
+            return False
+        folder = os.path.dirname(os.path.abspath(self.path))
+        if os.access(self.path, os.W_OK) and os.access(folder, os.W_OK):
+            return False
+        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path))
+        for mode in ("?mode=ro", "?immutable=1"):   # a WAL file needs its -shm: immutable when that cannot be made
+            try:
+                conn = sqlite3.connect(uri + mode, uri=True, check_same_thread=False, isolation_level=None)
+                conn.execute("SELECT count(*) FROM events").fetchone()
+            except sqlite3.DatabaseError:
+                continue
+            self._conn = conn
+            self.read_only = os.path.abspath(self.path) if not os.access(self.path, os.W_OK) else folder
+            log.error("The database %s is read-only (%s cannot be written): the games are shown, nothing can be "
+                      "recorded.", self.path, self.read_only)
+            return True
+        return False
+
+    def reopen_checked(self) -> Optional[dict]:
+        """Damage found where a clean stop promised none: open again, reading the whole file first."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            self.checked = True
+            return self.open()
+
+    def check(self) -> Optional[str]:
+        """Read the whole file once (after a clean start, once the server answers); what is wrong, or None.
+        A damaged file is then treated as after an unclean stop: the next start moves it aside and recovers it."""
+        if self.checked or self.read_only or self.note is None:
+            return None
+        self.checked = True
+        try:
+            conn = sqlite3.connect(self.path, check_same_thread=False)
+            try:
+                why = self._read_whole(conn)
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as e:
+            why = str(e)
+        if why is not None:
+            log.error("The database %s is damaged (%s): restart the companion to move it aside and recover its "
+                      "games.", self.path, why)
+            with self._lock:
+                self.damaged = why
+                self.note.write(dict(self._last, clean=False, damaged=why))
+        return why
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -181,6 +312,8 @@ class Store:
         """`work` in one durable transaction, refused if the file was removed or replaced under us, or the disk is full."""
         with self._lock:
             conn = self.conn
+            if self.read_only:
+                raise StoreReadOnly(self.read_only)
             try:
                 now = self._stat()
             except OSError:
@@ -231,9 +364,16 @@ class Store:
                 also(conn, at)
 
         self._transaction(work)
+        # Acknowledged from here on: the note says so, so a start that finds this event gone can say which.
+        self._last = {"game": game, "seq": seq, "kind": kind, "body": body if kind == "action" else None}
+        if self.note is not None:
+            with self._lock:
+                self.note.write(dict(self._last, clean=False))
 
     def write(self, work: Also) -> None:
-        """`work` in one transaction of its own (a summary backfilled for an older database)."""
+        """`work` in one transaction of its own (a summary backfilled for an older database; skipped read-only)."""
+        if self.read_only:
+            return
         self._transaction(work)
 
     def read(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -330,7 +470,12 @@ class Store:
             return self.conn.execute("PRAGMA integrity_check").fetchone()[0]
 
     def close(self) -> None:
+        """A clean stop: the next start need not read the whole file."""
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+                if self.note is not None and not self.read_only:
+                    self.note.write(dict(self._last, clean=self.damaged is None))
+            if self.note is not None:
+                self.note.close()

@@ -76,8 +76,8 @@ def host_allowed(host: Optional[str], names: Iterable[str], local_addr: Optional
 
 
 def _local_addr(environ: dict) -> Optional[str]:
-    """The address the request came in on (gunicorn and werkzeug both hand the socket over)."""
-    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    """The address the request came in on (companion/httploop.py and werkzeug both hand the socket over)."""
+    sock = environ.get("companion.socket") or environ.get("werkzeug.socket")
     try:
         addr = sock.getsockname() if sock is not None else None
     except OSError:

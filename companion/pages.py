@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from io import BytesIO
+from typing import Optional
 
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
@@ -44,7 +45,31 @@ def _context(page: str, **extra) -> dict:
     return {"page": page, "lang": lang, "langs": [(code, i18n.t(code, "lang_name")) for code in i18n.LANGS],
             "_": lambda key, **p: i18n.t(lang, key, **p), "term": lambda w: i18n.term(lang, w),
             "strings": strings, "map": shipped(page != "table"), "kinds": KINDS, "token_kinds": TOKEN_KINDS,
-            "colors": COLORS, **extra}
+            "colors": COLORS, "storage": storage_notice(lang), **extra}
+
+
+def storage_notice(lang: str) -> Optional[str]:
+    """One sentence on every page while the storage has failed: a read-only database, or the last
+    acknowledged action missing from the log (until the game has been played past it again)."""
+    table = current_app.extensions["table"]
+    store = table.store
+    if store.read_only:
+        return i18n.t(lang, "storage_read_only", path=store.read_only)
+    lost = store.lost
+    if not lost:
+        return None
+    game = table.games.get(lost["game"])
+    if game is not None and game.seq >= lost["seq"]:
+        return None
+    body = lost.get("body") or {}
+    if lost.get("kind") == "action" and isinstance(body.get("player"), str):
+        player = i18n.term(lang, body["player"])
+        player = player[:1].upper() + player[1:]
+        if body.get("pass"):
+            return i18n.t(lang, "lost_pass", player=player)
+        if body.get("bid"):
+            return i18n.t(lang, "lost_bid", player=player, value=body.get("value"), nb=body["bid"])
+    return i18n.t(lang, "lost_other")
 
 
 def _page(template: str, **context) -> Response:

@@ -1,9 +1,13 @@
-"""`companion serve`: gunicorn with threads in one process, the join URL and its QR code in the journal."""
+"""`companion serve`: one process (companion/httploop.py, the app's threads, the live loop), the join URL and its QR code in the journal."""
 from __future__ import annotations
 
 import io
+import logging
 import os
+import signal
+import socket
 import sys
+import threading
 from typing import Optional
 
 from .netaddr import lan_addresses
@@ -29,38 +33,86 @@ def qr_text(url: str) -> str:
     return out.getvalue()
 
 
-def serve(args) -> int:
-    from gunicorn.app.base import BaseApplication
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket (IPv6 ones also take IPv4 where the system allows)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    return sock
 
+
+def serve(args) -> int:
     from . import create_app
+    from .httploop import MAX_CONNECTIONS, Server
 
     override = args.url or os.environ.get("COMPANION_JOIN_URL")
     # Only an explicit URL is fixed; otherwise each request works it out (pages, QR codes, API).
     config = {"LISTEN": args.host, **({"JOIN_URL": override} if override else {})}
     if args.db:
         config["DB"] = args.db
-
-    class Server(BaseApplication):
-        def load_config(self):
-            self.cfg.set("bind", f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}")
-            # One process holds the game, the sockets and the GPIO pins: threads, never more workers.
-            self.cfg.set("workers", 1)
-            # gthread with a connection budget (companion/worker.py); live sockets hold no thread.
-            self.cfg.set("worker_class", "companion.worker.TableWorker")
-            self.cfg.set("threads", args.threads)
-            self.cfg.set("keepalive", 5)  # an idle kept-alive connection is closed after 5 s
-            self.cfg.set("timeout", 0)   # sockets stay open for hours; gthread still reaps dead clients
-            self.cfg.set("graceful_timeout", 3)
-            self.cfg.set("accesslog", None)
-            self.cfg.set("errorlog", "-")
-            self.cfg.set("loglevel", "warning")
-            self.cfg.set("post_worker_init", lambda worker: _announce(args.host, args.port, override))
-
-        def load(self):
-            return create_app(config)
-
-    Server().run()
+    logging.basicConfig(level=logging.WARNING, format="[%(asctime)s] [%(levelname)s] %(message)s")
+    try:
+        listener = listen(args.host, args.port)
+    except OSError as e:
+        print(f"Metropolys companion cannot listen on {args.host} port {args.port}: {e.strerror or e}.",
+              file=sys.stderr, flush=True)
+        return 1
+    _more_files()
+    app = create_app(config)
+    # One process holds the game, the sockets and the GPIO pins: threads, never more processes.
+    budget = int(os.environ.get("COMPANION_MAX_CONNECTIONS") or MAX_CONNECTIONS)
+    server = Server(listener, app, threads=args.threads, knows=device_knower(app), max_connections=budget)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: server.stop())
+    _announce(args.host, args.port, override)
+    # Nothing old is read on the way to the first answer; after a clean stop the whole file is read
+    # once the server answers (after an unclean one it was read at open, before anything else).
+    store = app.extensions["table"].store
+    later = threading.Timer(2.0, store.check)
+    later.daemon = True
+    later.start()
+    server.serve_forever()
+    later.cancel()
+    store.close()   # a clean stop: the next start need not read the whole file
     return 0
+
+
+def device_knower(app):
+    """Whether a request comes from a device the table knows: seated, hosting or the table display."""
+    from werkzeug.http import parse_cookie
+
+    from .table import device_id
+
+    table = app.extensions["table"]
+
+    def knows(environ: dict) -> bool:
+        cookie = parse_cookie(environ.get("HTTP_COOKIE", "")).get("device")
+        if not cookie:
+            return False
+        device = device_id(cookie)
+        if device in table.displays:
+            return True
+        try:
+            games = list(table.games.values())
+        except RuntimeError:   # a game was added meanwhile: ask again at the next request
+            return False
+        return any(device == game.host or device in game.devices.values() for game in games)
+
+    return knows
+
+
+def _more_files() -> None:
+    """Up to the hard limit of open files: each held connection is one."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
+    except (ImportError, ValueError, OSError):
+        pass
 
 
 def _announce(host: str, port: int, override: Optional[str]) -> None:

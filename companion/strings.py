@@ -231,6 +231,11 @@ UI = {
     "disk_full": "The Pi's storage is full: this bid was not recorded.",
     "disk_full_change": "The Pi's storage is full: this change was not recorded.",
     "db_failed": "The database could not be written: this was not recorded.",
+    "db_read_only": "The table's database is read-only: this was not recorded. Make it writable for the companion and restart it.",
+    "storage_read_only": "Nothing can be recorded because the table's database ({path}) is read-only: make it writable for the companion and restart it.",
+    "lost_bid": "The last action ({player}'s {value} on {nb}) was lost when the storage was damaged: play it again.",
+    "lost_pass": "The last action ({player}'s pass) was lost when the storage was damaged: play it again.",
+    "lost_other": "The last change to the game was lost when the storage was damaged: make it again.",
     # a whole evening at the table: seats on new phones, the host role, rematch, abandon, the front door
     "seat_taken": "{color} was taken a moment ago: pick another colour.",
     "code_needed": "{color}'s seat holds cards: type the code its own phone shows, or ask the table display once that phone is gone.",

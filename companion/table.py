@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import queue
 import random
 import secrets
 import threading
+import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from functools import partial
@@ -14,6 +13,7 @@ from typing import Callable, Optional
 
 from . import codes, history, views
 from .codes import Code
+from .timers import Timers
 from .db import Store
 from .game.errors import RuleError
 from .game.record import to_record
@@ -275,10 +275,9 @@ class Table:
         self.store = store
         self.hub = hub
         # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
-        # must never wait for a game's lock (a bid's fsync): a thread of its own takes it from there.
-        hub.on_presence = self._presence_later
-        self._presence_q: "queue.SimpleQueue[str]" = queue.SimpleQueue()
-        self._presence_thread: Optional[threading.Thread] = None
+        # must never wait for a game's lock (a bid's fsync): the timers' one thread takes it from there.
+        self.timers = Timers()
+        hub.on_presence = lambda gid: self.timers.soon(("presence", gid), lambda: self.presence(gid))
         self.leds = leds
         self.host_away = host_away        # seconds the host's device must be gone before a player may claim it
         self.games: dict[str, Game] = {}   # games not ended, and the current one
@@ -291,7 +290,6 @@ class Table:
         self.display_code: Optional[Code] = None   # shown on the Pi's own screen when asked there
         self.guesses = codes.Guesses()     # wrong codes cost the guesser a wait, never the code's owner
         self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
-        self._away_timers: dict[str, threading.Timer] = {}   # game id -> its one pending absence timer
 
     def load(self) -> None:
         """Replay the games not ended, in the order the log was written, so the table shows what it showed:
@@ -654,9 +652,9 @@ class Table:
             r["stage"] = "moving"
             game.rev += 1
             self._tell(game)
-            timer = threading.Timer(self.move_wait, self._finish_rescue, (game.id, r["token"]))
-            timer.daemon = True
-            timer.start()
+            token = r["token"]
+            self.timers.at(("seat move", game.id, token), time.monotonic() + self.move_wait,
+                           lambda: self._finish_rescue(game.id, token))
             return views.view_json(game, device)
 
     def cancel_rescue(self, gid: str, color: str, device: str) -> str:
@@ -759,23 +757,6 @@ class Table:
                 raise Refused(409, "host_here", seconds=int(self.host_away))
             return self._commit(game, "host", {"color": color, "confirmed": mine}, device)
 
-    def _presence_later(self, gid: str) -> None:
-        thread = self._presence_thread
-        if thread is None or not thread.is_alive() or getattr(thread, "pid", None) != os.getpid():
-            thread = threading.Thread(target=self._presence_worker, name="companion-presence", daemon=True)
-            thread.pid = os.getpid()
-            self._presence_thread = thread
-            thread.start()
-        self._presence_q.put(gid)
-
-    def _presence_worker(self) -> None:
-        while True:
-            gid = self._presence_q.get()
-            try:
-                self.presence(gid)
-            except Exception:   # one game's trouble must not stop the others' offline marks
-                pass
-
     def presence(self, gid: str) -> None:
         """A socket opened or closed: tell the table which seats have no live device."""
         game = self.games.get(gid)
@@ -790,21 +771,13 @@ class Table:
             game.rev += 1
             self._tell(game)
         if game.host not in live or offline:
-            # When an absence reaches the limit, the pages offer the host claim or the seat's move.
-            self._wake_for_away(gid, self.host_away + 0.5)
-
-    def _wake_for_away(self, gid: str, seconds: float) -> None:
-        """One timer per game, however often sockets come and go: a pending one is always due first."""
-        with self._lock:
-            if gid in self._away_timers:
-                return
-            timer = self._away_timers[gid] = threading.Timer(seconds, self._tell_if_away, (gid,))
-        timer.daemon = True
-        timer.start()
+            # When an absence reaches the limit, the pages offer the host claim or the seat's move: a job on the
+            # one timer thread, at most one per game and second however often sockets churn (a later change
+            # never pushes an earlier wake back).
+            due = time.monotonic() + self.host_away + 0.5
+            self.timers.at(("away", gid, int(due)), due, lambda: self._tell_if_away(gid))
 
     def _tell_if_away(self, gid: str) -> None:
-        with self._lock:
-            self._away_timers.pop(gid, None)
         game = self.games.get(gid)
         if game is not None and game.phase in ("lobby", "playing"):
             with game.lock:

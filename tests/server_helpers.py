@@ -33,7 +33,7 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """`companion serve` as a subprocess in its own session, so a SIGKILL takes gunicorn's master and worker."""
+    """`companion serve` as a subprocess in its own session, so a SIGKILL takes it whole."""
 
     def __init__(self, db: Path, port: Optional[int] = None, env: Optional[dict] = None,
                  cmd_prefix: tuple = (), host: str = "127.0.0.1"):
@@ -103,12 +103,8 @@ class LiveServer:
         self.proc = None
 
     def worker_pid(self) -> Optional[int]:
-        """gunicorn's one worker: the master's child."""
-        try:
-            kids = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
-        except OSError:
-            return None
-        return int(kids[0]) if kids else None
+        """The one process that serves (HTTP loop, the app's threads, the live loop)."""
+        return self.proc.pid if self.proc is not None else None
 
     # -- the log, read straight from the SQLite file --
 

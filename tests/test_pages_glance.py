@@ -123,12 +123,22 @@ class Screen:
 
 
 @pytest.fixture(scope="module")
-def table_game(browser, server):  # noqa: F811
-    """Four phones seated under long names, the table display, and a game that has just played two calls:
-    Blue built S02 (archaeological token, the card to Blue); then Red's 7 on C01 took the archaeological
-    token and the card from Blue, while Blue's 1 on C03 goes back."""
+def screens(browser, server):  # noqa: F811
+    """Four phones and the table display, each a browser context with its own cookies, for the whole module."""
     phones = {c: Screen(browser, server) for c in COLORS}
     table = Screen(browser, server, table=True)
+    yield phones, table
+    for s in list(phones.values()) + [table]:
+        s.ctx.close()
+
+
+@pytest.fixture
+def table_game(screens):
+    """A fresh game for each test (so each runs alone and in any order): four phones seated under long
+    names, the table display, and two calls played: Blue built S02 (archaeological token, the card to
+    Blue); then Red's 7 on C01 took the archaeological token and the card from Blue, while Blue's 1 on
+    C03 goes back."""
+    phones, table = screens
     status, body = phones["blue"].api("POST", "/api/games", {"mode": "family", "players": COLORS, "deal": "app",
                                                               "removed_districts": [], "layout": {"tokens": LAYOUT}})
     assert status == 201, body
@@ -151,9 +161,31 @@ def table_game(browser, server):  # noqa: F811
                         ("gray", {"pass": True}), ("blue", {"bid": "C03", "value": 1}), ("red", {"bid": "C01", "value": 7}),
                         ("white", {"pass": True}), ("gray", {"pass": True}), ("blue", {"pass": True})]:
         act(color, move)
-    yield state
     for s in list(phones.values()) + [table]:
-        s.ctx.close()
+        s.lang("en")
+    return state
+
+
+@pytest.fixture
+def finished_game(table_game):
+    """The same game played on to the end through the API (random legal moves, seed 10)."""
+    gid = table_game["gid"]
+    rng = random.Random(10)
+    phones = table_game["phones"]
+    while True:
+        status, view = phones["blue"].api("GET", f"/api/games/{gid}")
+        if view["phase"] == "finished":
+            break
+        mine = phones[view["to_act"]].api("GET", f"/api/games/{gid}")[1]
+        legal = mine["legal"]
+        if legal["pass"] and (not legal["neighborhoods"] or rng.random() < 0.4):
+            move = {"pass": True}
+        else:
+            nb = rng.choice(sorted(legal["neighborhoods"]))
+            move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
+        table_game["act"](view["to_act"], move)
+    table_game["tiebreak"] = view["tiebreak"]
+    return table_game
 
 
 def test_call_over_card_on_every_screen_with_the_physical_steps(table_game):
@@ -187,6 +219,7 @@ def test_call_over_card_on_every_screen_with_the_physical_steps(table_game):
 
 def test_an_illegal_tap_says_the_rule_at_once_and_sends_nothing(table_game):
     gid = table_game["gid"]
+    table_game["act"]("red", {"bid": "C02", "value": 2})
     white = table_game["phones"]["white"]
     white.open(f"/g/{gid}", table_game["seq"])
     white.posts.clear()
@@ -235,6 +268,7 @@ def test_an_illegal_tap_says_the_rule_at_once_and_sends_nothing(table_game):
 
 def test_undo_names_the_action_in_its_confirm_and_on_every_screen(table_game):
     gid = table_game["gid"]
+    table_game["act"]("red", {"bid": "C02", "value": 2})
     blue = table_game["phones"]["blue"]            # the host
     blue.open(f"/g/{gid}", table_game["seq"])
     asked = []
@@ -250,6 +284,7 @@ def test_undo_names_the_action_in_its_confirm_and_on_every_screen(table_game):
         s.open("/table" if name == "table" else f"/g/{gid}", table_game["seq"])
         assert s.page.inner_text("#undone") == want, name
     gray = screens["gray"]
+    gray.lang("de")
     gray.open(f"/g/{gid}", table_game["seq"])
     assert gray.page.inner_text("#undone").startswith("Zurückgenommen: 2 von Jürgen-Friedrich (Rot) auf C02.")
     # Undone: the call ended before that bid is over again, so its card is back.
@@ -326,33 +361,25 @@ def test_you_passed_and_your_turn_is_in_the_title(table_game):
     assert first == "Anne-Charlotte (White) passed"
 
 
-def test_the_end(table_game):
-    """Played on to the end through the API: every phone and the table show the tally."""
-    gid = table_game["gid"]
-    rng = random.Random(10)
-    phones = table_game["phones"]
-    while True:
-        status, view = phones["blue"].api("GET", f"/api/games/{gid}")
-        if view["phase"] == "finished":
-            break
-        mine = phones[view["to_act"]].api("GET", f"/api/games/{gid}")[1]
-        legal = mine["legal"]
-        if legal["pass"] and (not legal["neighborhoods"] or rng.random() < 0.4):
-            move = {"pass": True}
-        else:
-            nb = rng.choice(sorted(legal["neighborhoods"]))
-            move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
-        table_game["act"](view["to_act"], move)
-    table_game["tiebreak"] = view["tiebreak"]
+def test_the_end_shows_the_tally_on_every_phone_and_the_table(finished_game):
+    """When someone builds their last building, every phone and the table display show the tally."""
+    gid, seq = finished_game["gid"], finished_game["seq"]
+    screens = dict(finished_game["phones"], table=finished_game["table"])
+    for name, s in screens.items():
+        s.open("/table" if name == "table" else f"/g/{gid}", seq)
+        s.page.wait_for_function("() => !document.getElementById('end').hidden")
+        tally = s.page.inner_text("#end")
+        for color in COLORS:
+            assert NAMES[color] in tally, (name, color)
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
-def test_every_screen_fits_at_the_end(table_game, lang):
-    problems = check_sizes(table_game, lang, "finished")
+def test_every_screen_fits_at_the_end(finished_game, lang):
+    problems = check_sizes(finished_game, lang, "finished")
     assert not problems, "\n".join(problems)
-    t = table_game["table"].page
+    t = finished_game["table"].page
     decider = t.eval_on_selector_all("#end tr.decider th", "els => els.map(e => e.textContent)")
-    key = {"points": "row_total"}.get(table_game["tiebreak"], "row_buildings")
+    key = {"points": "row_total"}.get(finished_game["tiebreak"], "row_buildings")
     assert decider == [i18n.t(lang, key)]
 
 

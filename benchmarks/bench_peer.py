@@ -1,0 +1,221 @@
+"""The companion against a minimal Flask + flask-sock peer (benchmarks/peer_app.py, werkzeug's threaded
+server): start-up, memory, and a bid's time to all 8 sockets. Prints figures; not a test.
+
+    .venv/bin/pip install flask-sock      # the peer's one extra package (pyproject's "bench" extra)
+    .venv/bin/python benchmarks/bench_peer.py [--bids 300] [--runs 7] [--core 0] [--quota 10]
+
+Both servers run pinned to CORE; with --quota P each also runs in a cgroup of its own allowed P% of one
+core (cgroup v2, or v1's cpu controller; as root). Start-up is launch to the first answered request,
+polled every 2 ms, the runs of the two servers interleaved. Memory is the server's PSS with 8 sockets
+open (the companion: one game being played, 4 seated phones and 4 watchers). A bid is timed from its
+POST to its view on all 8 sockets.
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(HERE))
+
+import simple_websocket  # noqa: E402
+
+from bench_server import Poster, pct, smaps  # noqa: E402
+from server_helpers import COMPANION, LiveServer, Phone, Socket, create_game, free_port, seat_and_start  # noqa: E402
+
+COLORS = ["blue", "red", "white", "gray"]
+
+
+class Cgroup:
+    """A cgroup allowed `percent` of one core; `prefix` runs a command inside it."""
+
+    def __init__(self, name: str, percent: float):
+        v2 = Path("/sys/fs/cgroup/cgroup.controllers").exists()
+        self.path = Path("/sys/fs/cgroup" if v2 else "/sys/fs/cgroup/cpu") / name
+        self.path.mkdir(exist_ok=True)
+        if v2:
+            (self.path / "cpu.max").write_text(f"{int(percent * 1000)} 100000")
+        else:
+            (self.path / "cpu.cfs_period_us").write_text("100000")
+            (self.path / "cpu.cfs_quota_us").write_text(str(int(percent * 1000)))
+
+    @property
+    def prefix(self) -> tuple:
+        return ("sh", "-c", f'echo $$ > {self.path}/cgroup.procs && exec "$@"', "sh")
+
+    def remove(self) -> None:
+        try:
+            self.path.rmdir()
+        except OSError:
+            pass
+
+
+class _Listener:
+    capture = False
+    seen: list = []
+
+
+def answered(port: int, path: str = "/api/games/current") -> bool:
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        c.request("GET", path)
+        c.getresponse().read()
+        c.close()
+        return True
+    except OSError:
+        return False
+
+
+def launch(cmd: list, prefix: tuple, log: Path) -> tuple[subprocess.Popen, float, int]:
+    port = int(cmd[-1]) if cmd[-1].isdigit() else None
+    t0 = time.perf_counter()
+    with open(log, "ab") as out:
+        proc = subprocess.Popen([*prefix, *cmd], stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                cwd=str(ROOT))
+    while not answered(port):
+        if proc.poll() is not None:
+            raise RuntimeError(log.read_text()[-2000:])
+        time.sleep(0.002)
+    return proc, time.perf_counter() - t0, port
+
+
+def stop(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, 9)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def peer_cmd(port: int) -> list:
+    return [sys.executable, str(HERE / "peer_app.py"), str(port)]
+
+
+def companion_cmd(db: Path, port: int) -> list:
+    return [str(COMPANION), "serve", "--host", "127.0.0.1", "--db", str(db), "--port", str(port)]
+
+
+def startups(prefix: tuple, runs: int, folder: Path) -> dict:
+    times = {"companion": [], "peer": []}
+    for i in range(runs):
+        for name in times:
+            port = free_port()
+            cmd = peer_cmd(port) if name == "peer" else companion_cmd(folder / f"start-{i}.sqlite3", port)
+            proc, took, _ = launch(cmd, prefix, folder / f"{name}.log")
+            stop(proc)
+            times[name].append(took)
+    return times
+
+
+def peer_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
+    port = free_port()
+    proc, _, _ = launch(peer_cmd(port), prefix, folder / "peer.log")
+    try:
+        socks = [Socket(simple_websocket.Client.connect(f"ws://127.0.0.1:{port}/live"), _Listener()) for _ in range(8)]
+        for s in socks:
+            s.wait_seq(0)
+        memory = smaps(proc.pid)
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        lat = []
+        for _ in range(bids):
+            t0 = time.perf_counter()
+            conn.request("POST", "/api/bid", "{}", {"Content-Type": "application/json"})
+            r = conn.getresponse()
+            seq = int(__import__("json").loads(r.read())["seq"])
+            lat.append(max(s.arrival(seq) for s in socks) - t0)
+        for s in socks:
+            s.close()
+        return lat, memory
+    finally:
+        stop(proc)
+
+
+def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
+    server = LiveServer(folder / "bids.sqlite3", env={"COMPANION_RATE_LIMIT": "1000"}, cmd_prefix=prefix)
+    server.start()
+    rng = random.Random(1)
+    lat, memory = [], None
+    try:
+        while len(lat) < bids:
+            players = {c: Phone(server) for c in COLORS}
+            viewers = [Phone(server) for _ in range(4)]
+            gid = create_game(players["blue"], COLORS, mode="expert", seed=rng.randrange(10 ** 6))
+            seat_and_start(gid, players["blue"], players)
+            socks = {c: p.ws(gid) for c, p in players.items()}
+            listeners = list(socks.values()) + [v.ws(gid) for v in viewers]
+            posters = {c: Poster(p) for c, p in players.items()}
+            seq = players["blue"].view(gid)["seq"]
+            for s in listeners:
+                s.arrival(seq)
+            if memory is None:
+                memory = smaps(server.proc.pid)
+            while len(lat) < bids:
+                view = socks["blue"].last
+                if view["phase"] != "playing":
+                    break
+                mine = socks[view["to_act"]].last
+                legal = mine["legal"]
+                if legal["pass"] and (not legal["neighborhoods"] or rng.random() < 0.3):
+                    move = {"pass": True}
+                else:
+                    nb = rng.choice(sorted(legal["neighborhoods"]))
+                    move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
+                move["expect_seq"] = mine["seq"]
+                t0 = time.perf_counter()
+                answer = posters[view["to_act"]].post(f"/api/games/{gid}/actions", move)
+                lat.append(max(s.arrival(answer["seq"], timeout=60) for s in listeners) - t0)
+            for s in listeners:
+                s.close()
+            for p in posters.values():
+                p.conn.close()
+        return lat, memory
+    finally:
+        server.kill()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bids", type=int, default=300)
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--core", type=int, default=0)
+    ap.add_argument("--quota", type=float, default=None, help="percent of one core each server may use")
+    args = ap.parse_args()
+    others = set(range(os.cpu_count() or 1)) - {args.core}
+    if others:
+        os.sched_setaffinity(0, others)
+    group = Cgroup(f"companion-bench-{os.getpid()}", args.quota) if args.quota else None
+    prefix = (*(group.prefix if group else ()), "taskset", "-c", str(args.core))
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            folder = Path(d)
+            times = startups(prefix, args.runs, folder)
+            figures = {"companion": companion_bids(prefix, args.bids, folder), "peer": peer_bids(prefix, args.bids, folder)}
+    finally:
+        if group:
+            group.remove()
+    print(f"both servers on core {args.core}" + (f", each held to {args.quota:g}% of a core" if args.quota else "")
+          + f"; load average before: {load}")
+    print(f"{'':>10} {'start-up median':>16} {'PSS MB':>7} {'bid->8 sockets median ms':>25} {'p99 ms':>8}")
+    for name in ("companion", "peer"):
+        lat, memory = figures[name]
+        print(f"{name:>10} {statistics.median(times[name]):>15.3f}s {memory['Pss']:>7.1f} "
+              f"{statistics.median(lat) * 1000:>25.2f} {pct(lat, 99) * 1000:>8.2f}")
+    c, p = figures["companion"], figures["peer"]
+    print(f"ratios: start-up {statistics.median(times['companion']) / statistics.median(times['peer']):.2f}x, "
+          f"PSS {c[1]['Pss'] / p[1]['Pss']:.2f}x, bid p99 {pct(c[0], 99) / pct(p[0], 99):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
