@@ -15,7 +15,7 @@ from .db import StoreError, StoreFull
 from .game.board import board_data
 from .game.errors import RuleError
 from .game.setup import check_saved_layout
-from .netaddr import join_url
+from .netaddr import join_url, no_network
 
 from .table import Refused, Table, device_id
 from .wsloop import HandshakeError, LiveSocket, accept_headers
@@ -181,9 +181,20 @@ def on_store_error(e: StoreError):
 
 @bp.errorhandler(RuleError)
 def on_rule_error(e: RuleError):
-    response = jsonify({"error": i18n.error_sentence(lang(), e), "code": e.code})
+    response = jsonify({"error": i18n.error_sentence(lang(), e, you=_about_you(e)), "code": e.code})
     response.status_code = 422
     return response
+
+
+def _about_you(e: RuleError) -> bool:
+    """The refused player is this device's own seat: the sentence says "you", not the player's name."""
+    gid, player = (request.view_args or {}).get("gid"), e.params.get("player")
+    if not gid or not player:
+        return False
+    try:
+        return table().get(gid).seat_of(g.device) == player
+    except Refused:
+        return False
 
 
 class RateLimit:
@@ -264,7 +275,10 @@ def current_game():
     t = table()
     game = t.games.get(t.current) if t.current else None
     if game is None:
-        return jsonify({"id": None, "join_url": None, "phase": None})
+        return jsonify({"id": None, "join_url": None, "phase": None,
+                        "start_url": join_url(request.host_url, current_app.config, "x").rsplit("/g/", 1)[0] + "/",
+                        "no_network": no_network(request.host_url, current_app.config.get("JOIN_URL"),
+                                                 current_app.config.get("LISTEN"))})
     return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
                     "phase": game.phase,
                     "players": [{"color": c, "name": game.names.get(c), "seated": c in game.devices}

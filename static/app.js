@@ -326,7 +326,7 @@ var M = (function () {
       if (d.area_buildings && d.area_buildings.length)
         return tr({ borders: "detail_border", lakes: "detail_lakes", statues: "detail_statues", bridges: "detail_bridges" }[card] || "detail_area_buildings", { nbs: d.area_buildings.join(", ") });
       if (d.area_group_list && d.area_group_list.length)
-        return tr("detail_groups_list", { groups: d.area_group_list.map(function (g) { return g.join("+"); }).join(", ") });
+        return tr("detail_groups_list", { groups: d.area_group_list.map(function (g) { return g.join(" + "); }).join(", ") });
       if (d.area_groups) return tr("detail_area_groups", { n: d.area_groups });
     }
     if (key === "highest" && d.highest_districts && d.highest_districts.length)

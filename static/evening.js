@@ -104,7 +104,9 @@
       if (code) span.appendChild(el("span", "code", " " + tr("move_code_is", { color: colorName(p.color), code: code })));
       li.appendChild(span);
       if (view.phase === "playing") {
-        if (p.seated && !gone && p.color !== view.host_color) li.appendChild(btn(tr("make_host"), "small", function () { send("/host", { color: p.color }); }));
+        if (p.seated && !gone && p.color !== view.host_color) li.appendChild(btn(tr("make_host"), "small", function () {
+          if (window.confirm(tr("make_host_confirm", { player: M.who(view, p.color) }))) send("/host", { color: p.color });
+        }));
         if (gone) li.appendChild(btn(tr("give_seat"), "small", function () { send("/seats/" + p.color + "/code"); }));
         else if (p.color !== (view.you && view.you.color)) li.appendChild(btn(tr("free_seat"), "small", function () {
           if (window.confirm(tr("free_seat") + ": " + M.who(view, p.color) + "?")) send("/seats/" + p.color + "/release");

@@ -18,7 +18,7 @@
     if (view && typeof next.seq === "number" && typeof view.seq === "number" && next.seq < view.seq) return;
     var moved = !view || next.seq !== view.seq;
     view = next;
-    if (moved) { picked = null; value = null; }
+    if (moved) { picked = null; value = null; toast(""); }   // a refusal is stale once the game moved on
     render();
   }
 
@@ -46,6 +46,9 @@
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("show-cards"), !!(view.you && (view.you.area || view.you.neighborhood)));
+    // Arriving while the game is played, with no seat: told first that this phone watches.
+    M.show($("watching"), !view.you && (view.phase === "playing" || view.phase === "finished"));
+    G.hostCountdown($("host-gone"), view);
     M.show($("end"), view.phase === "finished");
     if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); } else plays = null;
     M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
@@ -133,7 +136,7 @@
         box.appendChild(b);
       });
     }
-    if (!view.you && !free.length) say(tr("spectator"));
+    if (!view.you && !free.length) say(tr("spectator"), true);
     var physical = view.deal ? view.deal === "physical" : !!(view.you && !view.you.area);
     M.show($("cards-form"), !!view.you && physical);
     if (view.you && physical) cardsForm();
@@ -216,7 +219,7 @@
     n.textContent = text || "";
     M.show(n, !!text);
     clearTimeout(tapTimer);
-    tapTimer = setTimeout(function () { M.show(n, false); }, 5000);
+    if (text) tapTimer = setTimeout(function () { M.show(n, false); }, 5000);
   }
 
   function reminder() {
@@ -231,6 +234,7 @@
     if (busy) return Promise.resolve(null);
     busy = true;
     say("");
+    toast("");   // the next answer replaces a refusal: it never lingers over the call-over card
     render();
     return M.api("POST", "/api/games/" + encodeURIComponent(gameId) + path, body).then(function (res) {
       busy = false;
@@ -246,6 +250,7 @@
     if (!view) return;
     var why = G.refusal(view, nb, hood && hood.district);
     if (why) { toast(why); return; }
+    if (myTurn() && !online) { toast(tr("offline_turn")); return; }   // answered where the finger is
     if (!myTurn() || !online || busy) return;
     var legal = view.legal.neighborhoods || {};
     if (!legal[nb]) return;
@@ -289,7 +294,7 @@
     M.show($("cards-overlay"), true);
   };
   $("sound").checked = G.soundOn();
-  $("sound").onchange = function () { G.setSound($("sound").checked); if ($("sound").checked) G.tone(); };
+  $("sound").onchange = function () { G.setSound($("sound").checked); if ($("sound").checked) { G.wakeAudio(); G.tone(); } };
   $("hide-cards").onclick = function () { M.show($("cards-overlay"), false); };
 
   /* A fresh GET after seat changes: the socket view of a device that just sat down may lag one message. */

@@ -97,7 +97,8 @@
     var ul = $("offline");
     ul.textContent = "";
     (view.players || []).forEach(function (p) {
-      if (p.seated && p.online === false) ul.appendChild(M.el("li", "", M.tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
+      if (p.seated && p.online === false && !(p.color === view.host_color && G.hostLoss(view))) ul.appendChild(M.el("li", "", M.tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
+      else if (p.seated && p.online === false) G.hostCountdown(ul.appendChild(M.el("li", "hostgone")), view);   // "In 1:40 a player can take over"
     });
     var claim = view.host_claim && view.host_claim_code;
     M.show($("claim-code"), !!claim);
@@ -116,6 +117,7 @@
     if (!id) return;
     showJoin(id, url);
     if (id === gameId) return;
+    gone = null;
     if (sock) sock.stop();
     gameId = id;
     view = null;
@@ -129,6 +131,7 @@
     M.api("GET", "/api/games/current").then(function (res) {
       if (res.ok && res.data && res.data.id) follow(res.data.id, res.data.join_url);
       else if (res.ok) {
+        if (view && view.phase === "abandoned") gone = view.id;   // said as such, not "No game yet"
         if (sock) { sock.stop(); sock = null; }
         gameId = null;
         view = null;
@@ -146,7 +149,7 @@
         $("log").textContent = "";
         M.show($("callover"), false);
         M.show($("undone"), false);
-        noGame();
+        noGame(res.data);
       }
     });
     M.api("GET", "/api/table").then(function (res) {
@@ -156,9 +159,13 @@
     });
   }
   /* Before any game: say so, and where a phone starts one (no endless "Reconnecting"). */
-  function noGame() {
+  var gone = null;
+  function noGame(now) {
     M.show($("nogame"), true);
-    $("start-here").textContent = M.tr("start_here", { url: $("app").getAttribute("data-start") || location.origin + "/" });
+    $("nogame").querySelector("h2").textContent = gone ? M.tr("table_abandoned", { game: gone }) : M.tr("no_game_yet");
+    var url = (now && now.start_url) || $("app").getAttribute("data-start") || location.origin + "/";
+    // No network yet: what the host does, not an address no phone can open (asked again at each poll).
+    $("start-here").textContent = now && now.no_network ? M.tr("no_network") : M.tr("start_here", { url: url });
     var c = $("conn");
     if (c) M.show(c, false);
   }

@@ -275,7 +275,7 @@ def test_abandon_is_logged_its_record_replays_and_the_table_moves_on(start_serve
     assert state.to_act_color == last["to_act"]
     # The table display moves on: no game shown (it polls every 5 s).
     table.page.wait_for_function("() => document.getElementById('app').dataset.phase === 'none'", timeout=15000)
-    assert table.text("#nogame h2") == i18n.t("en", "no_game_yet")   # said in its own box, with where to start one
+    assert table.text("#nogame h2") == i18n.t("en", "table_abandoned", game=gid)   # said as such, not "No game yet"
 
 
 def test_the_front_door_shows_the_game_first_and_a_watcher_cannot_switch_the_table(start_server, devices):
