@@ -85,7 +85,7 @@ def test_host_s_browser_closed_mid_call_another_player_takes_the_host_role_and_p
         d.wait_seq(seq)
     n_before = len(server.events(gid))
     host.close()
-    wait_text(table, "#offline", "Anna's phone is offline")
+    wait_text(table, "#offline", "Anna's phone is gone.")     # the host: when a player may take over (issue 20)
     shots(table, "table-phone-offline", table=True)
     # Not before the host has been gone a while: then Bert's page offers the claim.
     red.page.wait_for_selector("#claim-host:not([hidden])", timeout=15000)
