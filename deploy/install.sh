@@ -82,15 +82,17 @@ if ! venv_python=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.versio
     rm -rf "$VENV"
     python3 -m venv --system-site-packages "$VENV"
 fi
-"$VENV/bin/python" -m pip install --disable-pip-version-check --upgrade "$APP"
+# The exact versions CI tested (requirements/run.txt: every file's hash checked), then the companion itself
+# built with the locked setuptools, its dependencies untouched: a reinstall on another day installs the same.
+"$VENV/bin/python" -m pip install --disable-pip-version-check --require-hashes -r "$APP/requirements/run.txt"
+"$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps --no-build-isolation --force-reinstall "$APP"
 
 step "GPIO library for the LEDs (lgpio)"
 LEDS_OFF=""
-lgpio_spec=$("$VENV/bin/python" -c 'import sys, tomllib
-print(*tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["pi"])' "$APP/pyproject.toml")
 if "$VENV/bin/python" -c 'import lgpio' 2>/dev/null; then
     echo "lgpio is there: $("$VENV/bin/python" -c 'import lgpio; print(lgpio.__file__)')"
-elif "$VENV/bin/python" -m pip install --disable-pip-version-check --only-binary=:all: "$lgpio_spec"; then
+elif "$VENV/bin/python" -m pip install --disable-pip-version-check --only-binary=:all: --require-hashes \
+        -r "$APP/requirements/pi.txt"; then
     echo "lgpio installed from a ready-built wheel"
 else
     # PyPI's lgpio wheels stop at Python 3.12, and building its source needs liblgpio-dev,

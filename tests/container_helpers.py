@@ -55,11 +55,17 @@ def mirror() -> str:
     return "http://deb.debian.org/debian"
 
 
+LOCKS = ["requirements/run.txt", "requirements/pi.txt"]   # what install.sh installs, exact and hashed
+
+
 def requirements() -> list[str]:
-    """What pip needs to install the project and its `pi` extra offline: runtime, extra, build backend."""
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())
-    return [*project["build-system"]["requires"], "wheel", *project["project"]["dependencies"],
-            *project["project"]["optional-dependencies"]["pi"]]
+    """What pip needs to install the project and its `pi` extra offline: the locks install.sh installs."""
+    return [arg for lock in LOCKS for arg in ("-r", str(REPO / lock))]
+
+
+def _locks_text() -> list[str]:
+    """The locks' contents, for the cache keys: a new lock is a new wheelhouse."""
+    return [(REPO / lock).read_text() for lock in LOCKS]
 
 
 def _key(*parts) -> str:
@@ -185,7 +191,7 @@ def wheelhouse(name: str) -> Path:
     base = root(name)
     reqs = requirements()
     emulated = recipe["arch"] != "amd64"
-    path = CACHE / f"wheels-{name}-{_key(base.name, reqs, *(['host pip'] if emulated else []))}"
+    path = CACHE / f"wheels-{name}-{_key(base.name, _locks_text(), *(['host pip'] if emulated else []))}"
     if (path / ".complete").exists():
         return path
     with _locked(f"wheels-{name}"):
@@ -208,12 +214,15 @@ def wheelhouse(name: str) -> Path:
             # this machine's certificate authorities (it may reach PyPI through a proxy of its own)
             certs = work / "ca-certificates.crt"
             shutil.copy2(os.environ.get("PIP_CERT") or "/etc/ssl/certs/ca-certificates.crt", certs)
+            locks = [shutil.copy2(REPO / lock, work / Path(lock).name) for lock in LOCKS]
             _run(["chroot", str(base), "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root",
                   f"PIP_CERT={inside}/ca-certificates.crt", *(f"{k}={v}" for k, v in os.environ.items()
                                                               if k in ("HTTPS_PROXY", "https_proxy", "PIP_DEFAULT_TIMEOUT")),
                   "python3", "-m", "pip", "download", "--disable-pip-version-check", "--no-cache-dir",
-                  "--dest", inside, *reqs], timeout=1800)
-            certs.unlink()
+                  "--dest", inside, *(a for lock in locks for a in ("-r", f"{inside}/{Path(lock).name}"))],
+                 timeout=1800)
+            for f in (certs, *map(Path, locks)):
+                f.unlink()
             shutil.rmtree(path, ignore_errors=True)
             shutil.copytree(work, path)
             (path / ".complete").write_text(" ".join(reqs) + "\n")
@@ -366,9 +375,9 @@ CLONE = "/root/metropolys-companion"  # where a person's clone is, inside the ro
 AARCH64_SCRIPT = f"""set -e
 python3 -m venv --system-site-packages /opt/metropolys-companion/.venv
 py=/opt/metropolys-companion/.venv/bin/python
-$py -m pip install --no-compile {CLONE}
-$py -m pip install --no-compile --only-binary=:all: "$($py -c 'import sys, tomllib
-print(*tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["pi"])' {CLONE}/pyproject.toml)"
+$py -m pip install --no-compile --require-hashes -r {CLONE}/requirements/run.txt
+$py -m pip install --no-compile --no-deps --no-build-isolation {CLONE}
+$py -m pip install --no-compile --only-binary=:all: --require-hashes -r {CLONE}/requirements/pi.txt
 $py -c 'import lgpio, platform; print("lgpio", lgpio.__file__, platform.machine())'
 /opt/metropolys-companion/.venv/bin/companion serve --host 127.0.0.1 --port 8000 --db /tmp/c.sqlite3 > /tmp/serve.log 2>&1 &
 for i in $(seq 1 240); do

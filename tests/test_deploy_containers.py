@@ -127,6 +127,13 @@ def test_install_says_running_only_once_it_is(pi):
         assert not LEDS_OFF.search(out)
 
 
+def test_the_pi_runs_exactly_the_locked_versions(pi):
+    """What install.sh put in the venv is requirements/run.txt to the version, on each release's Python."""
+    from lockfile import installed_matches_lock
+    freeze = pi.m.sh("/opt/metropolys-companion/.venv/bin/python -m pip list --format=freeze").stdout
+    assert installed_matches_lock(freeze, REPO / "requirements/run.txt") == []
+
+
 def test_service_is_active_answers_and_does_not_restart(pi):
     check_running(pi)
 
