@@ -95,7 +95,7 @@ var M = (function () {
   /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
   function live(gameId, onView, onState) {
     var ws = null, seq = -1, delay = 500, timer = null, alive = false, closedByUs = false;
-    function setAlive(on) { alive = on; onState(on); }
+    function setAlive(on) { var changed = alive !== on; alive = on; if (changed) onState(on); }   // not at every message
     function open() {
       clearTimeout(timer);
       if (ws && (ws.readyState === 0 || ws.readyState === 1)) return;

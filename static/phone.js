@@ -19,7 +19,16 @@
     var moved = !view || next.seq !== view.seq;
     view = next;
     if (moved) { picked = null; value = null; toast(""); }   // a refusal is stale once the game moved on
-    render();
+    soon();
+  }
+
+  /* One render per task: a socket message that also brings the page live, or an answer with its view, draws once
+     (on an old phone each render of the whole page costs a visible moment). */
+  var queued = false;
+  function soon() {
+    if (queued) return;
+    queued = true;
+    Promise.resolve().then(function () { queued = false; render(); });
   }
 
   function myTurn() { return view && view.phase === "playing" && view.legal && view.you && view.to_act === view.you.color; }
@@ -241,7 +250,7 @@
       if (res.data && res.data.view) take(res.data.view);
       else if (res.ok && res.data && res.data.phase) take(res.data);
       if (!res.ok) say(M.errorOf(res));
-      render();
+      soon();
       return res;
     });
   }
@@ -309,7 +318,7 @@
   var sock = M.live(gameId, take, function (on) {
     online = on;
     M.connBadge(on);
-    render();
+    soon();
   });
   window.__phone = { get view() { return view; }, get online() { return online; }, sock: sock,
     gameId: gameId, post: post, refresh: refresh, say: say, onRender: function (f) { hooks.push(f); if (view) render(); } };
