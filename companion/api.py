@@ -15,7 +15,8 @@ from .db import StoreError, StoreFull
 from .game.board import board_data
 from .game.errors import RuleError
 from .game.setup import check_saved_layout
-from .netaddr import join_url, no_network
+from .live import OWN
+from .netaddr import join_url, no_network, start_url
 
 from .table import Refused, Table, device_id
 from .wsloop import HandshakeError, LiveSocket, accept_headers
@@ -60,11 +61,18 @@ def identify_device() -> None:
 
 @bp.before_app_request
 def notice_table_display() -> None:
-    """The Pi's own screen (the kiosk opens http://localhost/...) is the table display, and may act as host."""
+    """The Pi's own screen (its kiosk opens http://localhost/... on the Pi, from 127.0.0.1 or ::1) keeps the
+    table's powers (start, undo, pass for the absent, abandon, rematch); no other address ever gets them."""
     addr = request.remote_addr or ""
     host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
-    if host.lower() == "localhost" and (addr.startswith("127.") or addr == "::1"):
-        table().displays.add(g.device)
+    if host.lower() == "localhost" and addr in OWN:
+        t = table()
+        t.kiosks.add(g.device)
+        t.displays.add(g.device)
+
+
+def address() -> str:
+    return request.remote_addr or ""
 
 
 @bp.after_app_request
@@ -276,7 +284,7 @@ def current_game():
     game = t.games.get(t.current) if t.current else None
     if game is None:
         return jsonify({"id": None, "join_url": None, "phase": None,
-                        "start_url": join_url(request.host_url, current_app.config, "x").rsplit("/g/", 1)[0] + "/",
+                        "start_url": start_url(request.host_url, current_app.config),
                         "no_network": no_network(request.host_url, current_app.config.get("JOIN_URL"),
                                                  current_app.config.get("LISTEN"))})
     return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
@@ -291,16 +299,22 @@ def current_game():
 
 @bp.get("/table")
 def table_display():
-    """Whether this device is a table display; a display also gets the code that makes another device one."""
+    """Whether this device is a table display, and whether it is the Pi's own screen (the kiosk)."""
     t = table()
-    shown = g.device in t.displays
-    return jsonify({"display": shown, "code": t.display_code.value if shown else None})
+    return jsonify({"display": g.device in t.displays, "kiosk": g.device in t.kiosks})
+
+
+@bp.post("/table/code")
+def display_code():
+    """Asked for on the Pi's own screen only: the code that makes another device a table display."""
+    payload({})
+    return jsonify({"code": table().show_display_code(g.device)})
 
 
 @bp.post("/table/claim")
 def claim_display():
     data = payload({"code": (_STR, True)})
-    table().become_display(data["code"], g.device)
+    table().become_display(data["code"], g.device, address())
     return jsonify({"display": True})
 
 
@@ -325,7 +339,7 @@ def claim_seat(gid: str, color: str):
         raise Refused(400, "bad_name")
     limit_writes()
     limit_changes(table().get(gid))
-    return view_response(table().claim_seat(gid, color, name, g.device))
+    return view_response(table().claim_seat(gid, color, name, g.device, address()))
 
 
 @bp.post("/games/<gid>/seats/<color>/release")
@@ -333,7 +347,7 @@ def release_seat(gid: str, color: str):
     payload({})
     limit_writes()
     limit_changes(table().get(gid))
-    return view_response(table().release_seat(gid, color, g.device))
+    return view_response(table().release_seat(gid, color, g.device, address()))
 
 
 @bp.post("/games/<gid>/seats/<color>/code")
@@ -348,7 +362,22 @@ def move_seat(gid: str, color: str):
     if not current_app.extensions["rate_limit"].allow(g.device):
         raise Refused(429, "rate_limited")
     name = data["name"].strip() if "name" in data else None
-    return view_response(table().move_seat(gid, color, data["code"], name, g.device))
+    return view_response(table().move_seat(gid, color, data["code"], name, g.device, address()))
+
+
+@bp.post("/games/<gid>/seats/<color>/rescue")
+def rescue_seat(gid: str, color: str):
+    """A seat whose phone is gone: without a code, the Pi's screen shows one; with it, the move is announced."""
+    data = payload({"code": (_STR, False)})
+    if not current_app.extensions["rate_limit"].allow(g.device):
+        raise Refused(429, "rate_limited")
+    return view_response(table().rescue_seat(gid, color, data.get("code"), g.device, address()))
+
+
+@bp.post("/games/<gid>/seats/<color>/rescue/cancel")
+def cancel_rescue(gid: str, color: str):
+    payload({})
+    return view_response(table().cancel_rescue(gid, color, g.device))
 
 
 @bp.post("/games/<gid>/seats/<color>/remove")
@@ -372,7 +401,7 @@ def claim_host(gid: str):
     data = payload({"code": (_STR, False)})
     if not current_app.extensions["rate_limit"].allow(g.device):
         raise Refused(429, "rate_limited")
-    return view_response(table().claim_host(gid, data.get("code"), g.device))
+    return view_response(table().claim_host(gid, data.get("code"), g.device, address()))
 
 
 @bp.post("/games/<gid>/host/approve")

@@ -35,7 +35,9 @@ DEFAULTS = {
                                  # burst 30; per address five times that
     "LOBBY_LIMIT": 5,            # games one device hosts that have not started (per address: twice that)
     "MAX_CONTENT_LENGTH": 64 * 1024,
-    "HOST_AWAY": 120.0,          # seconds the host's device must be offline before a player may claim the role
+    "HOST_AWAY": 120.0,          # seconds the host's (or a seat's) device must be offline before the table may
+                                 # hand the role (or the seat) on
+    "SEAT_MOVE_WAIT": 30.0,      # seconds every screen announces a seat moving to a new phone before it moves
 }
 
 ENV = {  # settings the systemd unit passes through /etc/default/metropolys-companion
@@ -49,6 +51,7 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
     "COMPANION_WRITE_RATE_LIMIT": ("WRITE_RATE_LIMIT", float),
     "COMPANION_LOBBY_LIMIT": ("LOBBY_LIMIT", int),
     "COMPANION_HOST_AWAY": ("HOST_AWAY", float),
+    "COMPANION_SEAT_MOVE_WAIT": ("SEAT_MOVE_WAIT", float),
 }
 
 
@@ -76,7 +79,8 @@ def create_app(config: Optional[dict] = None) -> Flask:
 
     store = Store(db_path)
     store.open()   # a damaged file is moved aside here, and what can be read of it recovered
-    table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]))
+    table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]),
+                  move_wait=float(app.config["SEAT_MOVE_WAIT"]))
     table.load()
     for gid, why in table.broken.items():
         app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)

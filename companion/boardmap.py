@@ -449,6 +449,62 @@ def board_map(portrait: bool = False) -> dict:
             "bridges": bridges, "statues": statues}
 
 
+# The table screen is read from a metre or two: a number smaller than this (map units) is drawn beside its shape, in
+# water where there is room, on a white tag with a line to the shape (the five smallest: C01, C09, N07, E04, S01).
+CALLOUT_BELOW, CALLOUT_FONT, CALLOUT_REACH = 14.0, 17.0, 80.0
+
+
+def _meets(a, b, gap=0.0) -> bool:
+    return abs(a[0] - b[0]) * 2 < a[2] + b[2] + 2 * gap and abs(a[1] - b[1]) * 2 < a[3] + b[3] + 2 * gap
+
+
+def callouts(m: dict) -> dict:
+    """Where each too-small number goes on the table map: the nearest spot mostly over water, covering no other
+    number, icon, token, piece, statue or bridge end, and never another callout."""
+    shapes = {n["id"]: polygon_of(n["path"]) for n in m["hoods"]}
+    small = {n["id"] for n in m["hoods"] if n["spots"]["scale"] * m["font"] < CALLOUT_BELOW}
+    taken = [n["spots"][k] for n in m["hoods"] for k in ("label", "icon", "token", "piece")
+             if n["spots"].get(k) and not (k == "label" and n["id"] in small)]
+    round_ = [(o["x"], o["y"], STATUE_R) for o in m["statues"]] + \
+             [(b[f"x{i}"], b[f"y{i}"], BRIDGE_W / 2) for b in m["bridges"] for i in (1, 2)]
+    out = {}
+    for n in m["hoods"]:
+        if n["id"] not in small:
+            continue
+        own, (px, py) = shapes[n["id"]], pole(shapes[n["id"]])[0]
+        w, h = 0.68 * CALLOUT_FONT * len(n["id"]) + 8, CALLOUT_FONT + 6
+        reach = CALLOUT_REACH + w
+        others = [_lines(sh) for o, sh in shapes.items() if o != n["id"] and
+                  any(abs(x - px) < reach and abs(y - py) < reach for x, y in sh)]
+        mine_lines = _lines(own)
+        best, score = None, math.inf
+        for x in _frange(px - CALLOUT_REACH, px + CALLOUT_REACH, 3.0):
+            for y in _frange(py - CALLOUT_REACH, py + CALLOUT_REACH, 3.0):
+                d = math.hypot(x - px, y - py)
+                box = (x, y, w, h)
+                if d < 20 or d > CALLOUT_REACH or d * 1.0 >= score or not (EDGE + w / 2 <= x <= W - EDGE - w / 2) \
+                        or not (EDGE + h / 2 <= y <= H - EDGE - h / 2):
+                    continue
+                if any(_meets(box, t, 2.0) for t in taken) or any(_meets(box, (ox, oy, 2 * r, 2 * r), 1.0)
+                                                                  for ox, oy, r in round_):
+                    continue
+                points = [(x + i * w / 4, y + j * h / 2) for i in range(-2, 3) for j in (-1, 0, 1)]
+                land = sum(any(_depth_in(ls, q) >= 0 for ls in others) for q in points)
+                mine = sum(_depth_in(mine_lines, q) >= 0 for q in points)
+                total = d + 40.0 * land + 12.0 * mine
+                if total < score:
+                    best, score = box, total
+        if best:
+            out[n["id"]] = {"box": best, "to": (px, py)}
+            taken.append(best)
+    return out
+
+
+def polygon_of(path: str) -> list:
+    """The points of one of our own M..L..Z paths."""
+    return [tuple(float(v) for v in pair.split(",")) for pair in path[1:-1].split("L")]
+
+
 DRAWN = "data/board-map-drawn.json"
 WRITE = "python -m companion.boardmap --write"
 STATUE_BOX = 24.0             # the statue symbol's width and height on the map
@@ -462,12 +518,17 @@ def _r(v: float) -> float:
 def drawing(portrait: bool = False) -> dict:
     """board_map() as the SVG uses it: rounded, boxes as corners and sizes, nothing left to compute while serving."""
     m = board_map(portrait)
+    out_of_shape = {} if portrait else callouts(m)
     hoods = []
     for n in m["hoods"]:
         s = n["spots"]
         hood = {"id": n["id"], "district": n["district"], "kind": n["kind"], "blind": n["blind"], "path": n["path"],
                 "land": n["land"], "label": [_r(s["label"][0]), _r(s["label"][1])], "size": _r(m["font"] * s["scale"]),
                 "piece": [_r(v) for v in s["piece"][:3]]}
+        if n["id"] in out_of_shape:
+            (x, y, w, h), to = out_of_shape[n["id"]]["box"], out_of_shape[n["id"]]["to"]
+            hood.update(label=[_r(x), _r(y)], size=CALLOUT_FONT, tag=[_r(x - w / 2), _r(y - h / 2), _r(w), _r(h)],
+                        leader=[_r(to[0]), _r(to[1])])
         if s.get("icon"):
             x, y, w, h = s["icon"]
             hood["icon"] = [_r(x - w / 2), _r(y - h / 2), _r(w), _r(h)]

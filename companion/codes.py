@@ -2,15 +2,22 @@
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterable, Optional
 
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"   # 31 symbols: I, L, O, 0 and 1 left out
 GAME_LENGTH = 5                                 # 31^5: 28 million game codes
-SEAT_LENGTH = 6                                 # a seat (and its cards) hangs on it: 31^6, and few tries
-TRIES = 5                                       # wrong guesses before a code is void
+SEAT_LENGTH = 6                                 # every other code (seat move, display, host claim): 31^6, 887 million
 LIFETIME = 15 * 60.0                            # seconds a code stays good
+
+# Wrong guesses cost the guesser, never the code's owner: per device and per address, the first FREE_TRIES
+# wrong codes are free (typos), then each one doubles the wait, up to MAX_WAIT seconds. Over a 12-hour night
+# that is at most about 730 codes checked per address: 1 chance in 1.2 million to hit one 6-symbol code.
+FREE_TRIES = 3
+MAX_WAIT = 60.0
+FORGET = 3600.0                                 # an hour without a wrong guess: the slate is clean again
 
 
 def new(length: int) -> str:
@@ -24,12 +31,13 @@ def normal(text: str) -> str:
 
 @dataclass
 class Code:
-    """A one-use code (seat move, host claim, table display), kept in memory only: a restart voids it."""
+    """A one-use code (seat move, host claim, table display), kept in memory only: a restart voids it.
+
+    A wrong guess never voids it: strangers guessing must not lock the owner out (see Guesses)."""
 
     value: str
     issuer: Optional[str] = None
     made: float = field(default_factory=time.monotonic)
-    tries: int = 0
 
     @classmethod
     def fresh(cls, issuer: Optional[str] = None, length: int = SEAT_LENGTH) -> "Code":
@@ -37,13 +45,41 @@ class Code:
 
     @property
     def expired(self) -> bool:
-        return self.tries >= TRIES or time.monotonic() - self.made > LIFETIME
+        return time.monotonic() - self.made > LIFETIME
 
     def check(self, typed) -> bool:
-        """True when `typed` is this code; every wrong try counts towards voiding it."""
-        if self.expired:
-            return False
-        if isinstance(typed, str) and secrets.compare_digest(normal(typed), self.value):
-            return True
-        self.tries += 1
-        return False
+        """True when `typed` is this code (and it is still good)."""
+        return (not self.expired and isinstance(typed, str)
+                and secrets.compare_digest(normal(typed).encode(), self.value.encode()))
+
+
+class Guesses:
+    """Backoff for wrong codes, per key ("device:..." and "address:..."): the guesser waits, the code lives."""
+
+    def __init__(self, free: int = FREE_TRIES, max_wait: float = MAX_WAIT):
+        self.free, self.max_wait = free, max_wait
+        self._keys: dict[str, tuple[int, float, float]] = {}   # key -> (wrong guesses, may guess again at, last)
+        self._lock = threading.Lock()
+
+    def wait(self, keys: Iterable[str]) -> float:
+        """Seconds before these keys may have a code checked again (0: now)."""
+        now = time.monotonic()
+        with self._lock:
+            return max([0.0] + [self._keys[k][1] - now for k in keys if k in self._keys])
+
+    def wrong(self, keys: Iterable[str]) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if len(self._keys) > 4096:
+                # Fresh cookies make new keys: forget those with nothing left to wait and nothing recent.
+                self._keys = {k: v for k, v in self._keys.items() if v[1] > now or now - v[2] < FORGET}
+            for k in keys:
+                n, _, last = self._keys.get(k, (0, now, now))
+                n = 1 if now - last > FORGET else n + 1
+                pause = 0.0 if n <= self.free else min(self.max_wait, 2.0 ** (n - self.free - 1))
+                self._keys[k] = (n, now + pause, now)
+
+    def right(self, keys: Iterable[str]) -> None:
+        with self._lock:
+            for k in keys:
+                self._keys.pop(k, None)

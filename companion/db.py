@@ -288,6 +288,12 @@ class Store:
         with self._lock:
             return self.conn.execute("SELECT 1 FROM events WHERE game = ? AND seq = 1", (game,)).fetchone() is not None
 
+    def device_known(self, device: str, besides: str) -> bool:
+        """Whether this device wrote to the log of another game: seen at this table before."""
+        with self._lock:
+            return self.conn.execute("SELECT 1 FROM events WHERE device = ? AND game != ? LIMIT 1",
+                                     (device, besides)).fetchone() is not None
+
     def events(self, game: str) -> Iterator[tuple[int, str, dict, Optional[str]]]:
         with self._lock:
             rows = self.conn.execute(

@@ -117,3 +117,8 @@ def no_network(host_url: str, configured: Optional[str] = None, listen: Optional
 def join_url(host_url: str, config, game_id: str) -> str:
     """A game's join URL for the request at hand (config: the app's JOIN_URL and LISTEN settings)."""
     return join_base(host_url, config.get("JOIN_URL"), config.get("LISTEN")) + "/g/" + game_id
+
+
+def start_url(host_url: str, config) -> str:
+    """The front door (the host page, where a phone starts a game), worked out like the join URL."""
+    return join_base(host_url, config.get("JOIN_URL"), config.get("LISTEN")) + "/"

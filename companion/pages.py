@@ -10,7 +10,7 @@ from . import i18n
 from .boardmap import shipped
 from .game.board import CENTER, KINDS, PERIPHERAL, TOKEN_KINDS, load_board
 from .game.state import COLORS
-from .netaddr import join_url
+from .netaddr import join_url, start_url
 
 bp = Blueprint("pages", __name__)
 
@@ -73,8 +73,7 @@ def table():
     """The big screen: public information only, following the most recent game."""
     wifi = bool(current_app.config.get("WIFI_SSID"))
     # Where a phone opens the host page (the kiosk itself may be on localhost: the address phones reach).
-    start_url = join_url(request.host_url, current_app.config, "x").rsplit("/g/", 1)[0] + "/"
-    return _page("table.html", **_context("table", wifi=wifi, start_url=start_url))
+    return _page("table.html", **_context("table", wifi=wifi, start_url=start_url(request.host_url, current_app.config)))
 
 
 def _qr_svg(data: str) -> Response:
@@ -96,6 +95,12 @@ def qr_join(game_id: str):
     if not game_id.replace("-", "").replace("_", "").isalnum() or len(game_id) > 64:
         abort(404)
     return _qr_svg(join_url(request.host_url, current_app.config, game_id))
+
+
+@bp.get("/qr/start.svg")
+def qr_start():
+    """The front door, for the table screen before any game: scanned from across the table to start one."""
+    return _qr_svg(start_url(request.host_url, current_app.config))
 
 
 def _wifi_escape(text: str) -> str:

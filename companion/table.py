@@ -24,7 +24,7 @@ from .game.setup import (check_cards, check_colors, check_layout, check_mode, ch
                          make_setup, random_layout)
 from .game.summary import decision
 from .game.state import Action, Bid, Pass, Seat, State
-from .live import Hub
+from .live import OWN, Hub
 from .names import same as same_name
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
@@ -76,7 +76,16 @@ class Game:
     codes: dict = field(default_factory=dict, repr=False)           # colour -> Code
     host_claim: Optional[dict] = field(default=None, repr=False)    # {"color", "code": Code}
     offline: tuple = ()                               # seated colours with no live device
-    displays: set = field(default_factory=set, repr=False)          # the table's devices (shared)
+    displays: set = field(default_factory=set, repr=False)          # devices showing the table (shared)
+    kiosks: set = field(default_factory=set, repr=False)            # the Pi's own screen (shared): table powers
+    banned: set = field(default_factory=set, repr=False)            # devices the host took off a lobby seat
+    newcomers: set = field(default_factory=set, repr=False)         # seats taken by devices new at this table
+    # In memory only: the address each lobby seat was taken from, addresses taken off a seat, a seat moving
+    # to a new phone with the table's confirmation ({"color", "device", "code", "stage", "token"}).
+    seat_addresses: dict = field(default_factory=dict, repr=False)
+    banned_addresses: set = field(default_factory=set, repr=False)
+    rescue: Optional[dict] = field(default=None, repr=False)
+    away: Callable[[Optional[str]], bool] = field(default=lambda d: False, repr=False)
     rev: int = 0                                      # bumped on every change a view shows
     host_gone: Callable[[], bool] = field(default=lambda: False, repr=False)
     host_wait: Callable[[], Optional[float]] = field(default=lambda: None, repr=False)
@@ -101,8 +110,13 @@ class Game:
         return self.phase == "playing" or (self.phase == "lobby" and bool(self.devices))
 
     def can_host(self, device: Optional[str]) -> bool:
-        """The host's device, or the table display (the Pi's own screen, or a device it let in)."""
-        return device is not None and (device == self.host or device in self.displays)
+        """The host's device, or the Pi's own screen (a display claimed by code is a screen, not a host)."""
+        return device is not None and (device == self.host or device in self.kiosks)
+
+    @property
+    def cards_locked(self) -> bool:
+        """A physical deal once every seat has entered its cards: checked together, then fixed."""
+        return self.deal == "physical" and self.state is None and all(c in self.cards for c in self.colors)
 
     def seat_of(self, device: Optional[str]) -> Optional[str]:
         for color, d in self.devices.items():
@@ -136,6 +150,9 @@ class Game:
             if old is not None and old == self.host:
                 self.host = device     # the host role travels with its seat
             self.codes.pop(body["color"], None)
+            self.newcomers.discard(body["color"])
+            if self.rescue is not None and self.rescue["color"] == body["color"]:
+                self.rescue = None
             self.notice = {"key": "notice_seat_moved", "color": body["color"], "seq": self.seq + 1}
         elif kind == "host":
             self.host = self.devices[body["color"]] if body.get("color") else device
@@ -151,8 +168,16 @@ class Game:
         elif kind == "seat":
             self.devices[body["color"]] = device
             self.names[body["color"]] = body["name"]
+            if body.get("new"):
+                self.newcomers.add(body["color"])
+            else:
+                self.newcomers.discard(body["color"])
         elif kind == "release":
-            self.devices.pop(body["color"], None)
+            old = self.devices.pop(body["color"], None)
+            self.newcomers.discard(body["color"])
+            self.seat_addresses.pop(body["color"], None)
+            if self.state is None and old is not None and old != device:
+                self.banned.add(old)   # taken off a lobby seat by the host: it does not sit again in this game
             if self.state is None:
                 self.names.pop(body["color"], None)
                 self.cards.pop(body["color"], None)
@@ -160,6 +185,13 @@ class Game:
                 self.notice = {"key": "notice_released", "color": body["color"], "seq": self.seq + 1}
         elif kind == "cards":
             self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
+            clash = body.get("clash")
+            if clash:
+                # Checked once every seat had entered: both seats enter again; no card is named.
+                for c in clash:
+                    self.cards.pop(c, None)
+                self.notice = {"key": "notice_cards_clash", "color": clash[0], "other": clash[1],
+                               "seq": self.seq + 1}
         elif kind == "start":
             self.cards = {c: tuple(v) for c, v in body["cards"].items()}
             self.state = new_game(self.setup())
@@ -194,6 +226,8 @@ class Game:
         for gone in set(self.devices) - set(self.colors):
             self.devices.pop(gone)
             self.names.pop(gone, None)
+            self.newcomers.discard(gone)
+            self.seat_addresses.pop(gone, None)
         self.cards = {}
 
     def setup(self):
@@ -213,6 +247,20 @@ def _removed_for(players: int, removed: frozenset) -> frozenset:
     return frozenset({next(d for d in PERIPHERAL if d not in removed)}) if need == 1 else frozenset(removed)
 
 
+def _counted(address: Optional[str]) -> bool:
+    """Whether per-address rules count this address: not the Pi itself, nor a caller with none (in-process)."""
+    return bool(address) and address not in OWN
+
+
+def _clash(mode: str, entries: list) -> Optional[list]:
+    """The first two seats (in seat order) whose entered cards share a card, or None."""
+    for i, (a, ca) in enumerate(entries):
+        for b, cb in entries[i + 1:]:
+            if {x for x in ca if x} & {x for x in cb if x}:
+                return [a, b]
+    return None
+
+
 def _action(body: dict) -> Action:
     if body.get("pass"):
         return Pass(body["player"])
@@ -224,7 +272,7 @@ class Table:
 
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
 
-    def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = 120.0):
+    def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = 120.0, move_wait: float = 30.0):
         self.store = store
         self.hub = hub
         # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
@@ -239,8 +287,12 @@ class Table:
         self.broken: dict[str, str] = {}   # game id -> why its log could not be replayed
         self._lock = threading.Lock()
         self.current: Optional[str] = None
-        self.displays: set[str] = set()    # devices that are the table display (memory only)
-        self.display_code = Code.fresh()   # shown on the Pi's own screen: makes another device a table display
+        self.kiosks: set[str] = set()      # devices seen on the Pi itself (its /table kiosk): table powers
+        self.displays: set[str] = set()    # devices showing the table: the kiosks, and devices let in by code
+        self.display_code: Optional[Code] = None   # shown on the Pi's own screen when asked there
+        self.guesses = codes.Guesses()     # wrong codes cost the guesser a wait, never the code's owner
+        self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
+        self._away_timers: dict[str, threading.Timer] = {}   # game id -> its one pending absence timer
 
     def load(self) -> None:
         """Replay the games not ended, in the order the log was written, so the table shows what it showed:
@@ -350,9 +402,10 @@ class Table:
             self.current = game.id
 
     def _new_game(self, gid: str) -> Game:
-        game = Game(gid, displays=self.displays)
+        game = Game(gid, displays=self.displays, kiosks=self.kiosks)
         game.host_gone = lambda: self.host_away_now(game)
         game.host_wait = lambda: self.host_wait(game)
+        game.away = lambda device: self.hub.away_for(game.id, device) >= self.host_away
         return game
 
     def get(self, gid: str) -> Game:
@@ -471,7 +524,37 @@ class Table:
                 "tokens": tokens, "deal": o.get("deal", "app"), "seed": seed,
                 "layout": "random" if layout == "random" else "hand"}
 
-    def claim_seat(self, gid: str, color: str, name: str, device: str) -> str:
+    # -- who reaches a seat: the one rule (docs/API.md, "Who may see a seat's cards") --
+
+    def _may_sit(self, game: Game, color: str, device: str, address: str) -> None:
+        """Checks every way to a seat shares: a screen, a second browser of a player or of the host, a device
+        the host took off a seat never sits down (lobby seats stay free to take for anyone else)."""
+        if device in self.displays:
+            raise Refused(403, "display_no_seat")
+        mine = game.seat_of(device)
+        if mine is not None and mine != color:
+            raise Refused(409, "one_seat", color=mine)
+        if mine is None and device == game.host and game.phase != "lobby":
+            raise Refused(403, "host_no_seat")   # issue 14: the host reads no seat's cards
+        if device in game.banned or (_counted(address) and address in game.banned_addresses):
+            raise Refused(403, "removed_here")
+
+    def _code_keys(self, device: str, address: str) -> list[str]:
+        """Who pays for a wrong code: this device, and its address (fresh cookies are free; the Pi is not counted)."""
+        return [f"device:{device}"] + ([f"address:{address}"] if _counted(address) else [])
+
+    def _try_code(self, held: Optional[Code], typed: str, device: str, address: str) -> None:
+        """A code is checked only when its guesser may guess; a wrong one makes the guesser wait, never voids it."""
+        keys = self._code_keys(device, address)
+        wait = self.guesses.wait(keys)
+        if wait > 0:
+            raise Refused(429, "code_wait", seconds=max(1, int(wait + 0.999)))
+        if held is None or not held.check(typed):
+            self.guesses.wrong(keys)
+            raise Refused(403, "bad_code")
+        self.guesses.right(keys[:1])
+
+    def claim_seat(self, gid: str, color: str, name: str, device: str, address: str = "") -> str:
         game = self.get(gid)
         with game.lock:
             self._seat_in_game(game, color)
@@ -481,43 +564,53 @@ class Table:
             if holder is not None and holder != device:
                 # Said, never hidden: the page asks to pick again, it never seats anyone elsewhere.
                 raise Refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
-            mine = game.seat_of(device)
-            if mine is not None and mine != color:
-                raise Refused(409, "one_seat", color=mine)
+            self._may_sit(game, color, device, address)
             if holder is None and game.phase != "lobby":
-                # A started game's free seat holds cards: only the device given its move code takes it.
+                # A started game's free seat holds cards: only its own phone's code or the table's confirmation.
                 raise Refused(403, "code_needed", color=color)
+            if holder is None and _counted(address) and any(
+                    a == address for c, a in game.seat_addresses.items() if game.devices.get(c) not in (None, device)):
+                raise Refused(409, "one_seat_here")   # fresh cookies from one machine do not fill the table
             if any(same_name(other, name) for c, other in game.names.items() if c != color):
                 raise Refused(409, "name_taken")   # two "Ann"s at one table: nobody knows whose turn it is
-            return self._commit(game, "seat", {"color": color, "name": name}, device)
+            body = {"color": color, "name": name}
+            if holder is None and device != game.host and not self.store.device_known(device, game.id):
+                body["new"] = True   # the host sees it: a device never seen at this table before
+            text = self._commit(game, "seat", body, device)
+            if holder is None:
+                game.seat_addresses[color] = address
+            return text
 
-    def release_seat(self, gid: str, color: str, device: str) -> str:
+    def release_seat(self, gid: str, color: str, device: str, address: str = "") -> str:
+        """The host frees a lobby seat (no cards yet); the device taken off it does not sit again here."""
         game = self.get(gid)
         with game.lock:
             self._host_on_seat(game, color, device)
-            if game.phase in ("playing", "finished"):
-                game.codes[color] = Code.fresh(device)   # the host's screen shows it for the new phone
+            if game.phase != "lobby":
+                raise Refused(403, "seat_stays", seconds=int(self.host_away))
+            if game.cards_locked:
+                raise Refused(409, "cards_locked")   # freeing a seat must not reopen the deal for another guess
+            holder = game.devices.get(color)
+            if holder != device and game.seat_addresses.get(color):
+                game.banned_addresses.add(game.seat_addresses[color])
             return self._commit(game, "release", {"color": color}, device)
 
     # -- seats on new devices --
 
     def seat_code(self, gid: str, color: str, device: str) -> str:
-        """A code for this seat, shown only on the asking device: its holder, or the host when its phone is gone."""
+        """A code for this seat, shown only on the seat's own device: it hands its seat on, nobody else does."""
         game = self.get(gid)
         with game.lock:
             self._seat_in_game(game, color)
-            holder = game.devices.get(color)
-            if device != holder:
-                if not game.can_host(device):
-                    raise Refused(403, "not_your_seat")
-                if holder is not None and holder in self.hub.live(game.id):
-                    raise Refused(409, "seat_live", color=color)
+            if device != game.devices.get(color):
+                raise Refused(403, "not_your_seat")
             game.codes[color] = Code.fresh(device)
             game.rev += 1
             return views.view_json(game, device)
 
-    def move_seat(self, gid: str, color: str, code: str, name: Optional[str], device: str) -> str:
-        """The device with the seat's code takes the seat; the old device becomes a watcher."""
+    def move_seat(self, gid: str, color: str, code: str, name: Optional[str], device: str,
+                  address: str = "") -> str:
+        """The device with the code the seat's own phone showed takes the seat; the old device becomes a watcher."""
         game = self.get(gid)
         with game.lock:
             if color not in game.colors:
@@ -526,18 +619,76 @@ class Table:
                 raise Refused(409, "abandoned")
             if game.devices.get(color) == device:
                 raise Refused(409, "one_seat", color=color)
-            mine = game.seat_of(device)
-            if mine is not None:
-                raise Refused(409, "one_seat", color=mine)
-            if device == game.host and game.phase != "lobby" and color not in game.devices:
-                # Issue 14: a host who released a seat may not sit in it and read its cards.
-                raise Refused(403, "host_no_seat")
+            self._may_sit(game, color, device, address)
             held = game.codes.get(color)
-            if held is None or not held.check(code):
-                raise Refused(403, "bad_code")
+            if held is not None and held.issuer != game.devices.get(color):
+                held = None   # a code from before the seat changed hands is no longer the seat's
+            self._try_code(held, code, device, address)
             if not game.names.get(color) and not name:
                 raise Refused(400, "missing_field", field="name")
             return self._commit(game, "move", {"color": color, "name": name or None}, device)
+
+    def rescue_seat(self, gid: str, color: str, code: Optional[str], device: str, address: str = "") -> str:
+        """A seat whose phone is gone moves to this device: after the wait, with the code only the Pi's screen
+        shows, then announced on every screen for move_wait seconds, during which its old phone may cancel."""
+        game = self.get(gid)
+        with game.lock:
+            self._seat_in_game(game, color)
+            if game.phase != "playing":
+                raise Refused(409, "not_playing")
+            self._may_sit(game, color, device, address)
+            holder = game.devices.get(color)
+            if holder is not None and not game.away(holder):
+                raise Refused(409, "seat_not_gone", color=color, seconds=int(self.host_away))
+            r = game.rescue
+            if r is not None and r["device"] != device and (r["stage"] == "moving" or not r["code"].expired):
+                raise Refused(409, "seat_moving", color=r["color"])
+            if code is None:
+                if r is None or r["device"] != device or r["color"] != color or r["code"].expired:
+                    game.rescue = {"color": color, "device": device, "code": Code.fresh(device),
+                                   "stage": "code", "token": secrets.token_hex(8)}
+                    game.rev += 1
+                    self._tell(game)
+                return views.view_json(game, device)
+            if r is None or r["device"] != device or r["color"] != color or r["stage"] != "code":
+                r = None
+            self._try_code(r["code"] if r else None, code, device, address)
+            r["stage"] = "moving"
+            game.rev += 1
+            self._tell(game)
+            timer = threading.Timer(self.move_wait, self._finish_rescue, (game.id, r["token"]))
+            timer.daemon = True
+            timer.start()
+            return views.view_json(game, device)
+
+    def cancel_rescue(self, gid: str, color: str, device: str) -> str:
+        """The seat's own phone (back after all), the Pi's screen, or the asking device stops the move."""
+        game = self.get(gid)
+        with game.lock:
+            r = game.rescue
+            if r is None or r["color"] != color:
+                raise Refused(409, "no_seat_move", color=color)
+            if device not in (game.devices.get(color), r["device"]) and device not in self.kiosks:
+                raise Refused(403, "not_your_seat")
+            game.rescue = None
+            game.rev += 1
+            self._tell(game)
+            return views.view_json(game, device)
+
+    def _finish_rescue(self, gid: str, token: str) -> None:
+        game = self.games.get(gid)
+        if game is None:
+            return
+        with game.lock:
+            r = game.rescue
+            if r is None or r["token"] != token or r["stage"] != "moving" or game.phase != "playing":
+                return
+            try:
+                self._commit(game, "move", {"color": r["color"], "name": None, "confirmed": "table"}, r["device"])
+            except Exception:   # the log did not take it: the seat stays, and every screen says no move
+                game.rescue = None
+                game.rev += 1
+                self._tell(game)
 
     def remove_seat(self, gid: str, color: str, device: str) -> str:
         """Fewer players: the seat goes, and districts and tokens follow the rules for the new count."""
@@ -571,11 +722,11 @@ class Table:
         """The table display takes the host role (it already may act as host; this makes it the host)."""
         game = self.get(gid)
         with game.lock:
-            if device not in self.displays:
+            if device not in self.kiosks:
                 raise Refused(403, "not_table")
             return self._commit(game, "host", {}, device)
 
-    def claim_host(self, gid: str, code: Optional[str], device: str) -> str:
+    def claim_host(self, gid: str, code: Optional[str], device: str, address: str = "") -> str:
         """A seated player asks for the role of a host long gone; the table confirms (code or another player)."""
         game = self.get(gid)
         with game.lock:
@@ -587,12 +738,12 @@ class Table:
             claim = game.host_claim
             if code is None:
                 if claim is None or claim["color"] != color or claim["code"].expired:
-                    game.host_claim = {"color": color, "code": Code.fresh(device, length=4)}
+                    game.host_claim = {"color": color, "code": Code.fresh(device)}
                     game.rev += 1
                     self._tell(game)
                 return views.view_json(game, device)
-            if claim is None or claim["color"] != color or not claim["code"].check(code):
-                raise Refused(403, "bad_code")
+            held = claim["code"] if claim is not None and claim["color"] == color else None
+            self._try_code(held, code, device, address)
             return self._commit(game, "host", {"color": color, "confirmed": "code"}, device)
 
     def approve_host(self, gid: str, color: str, device: str) -> str:
@@ -640,18 +791,33 @@ class Table:
             game.offline = offline
             game.rev += 1
             self._tell(game)
-        if game.host not in live:
-            # When the host's absence reaches the limit, the seated players' pages offer the claim.
-            timer = threading.Timer(self.host_away + 0.5, self._tell_if_away, (gid,))
-            timer.daemon = True
-            timer.start()
+        if game.host not in live or offline:
+            # When an absence reaches the limit, the pages offer the host claim or the seat's move.
+            self._wake_for_away(gid, self.host_away + 0.5)
+
+    def _wake_for_away(self, gid: str, seconds: float) -> None:
+        """One timer per game, however often sockets come and go: a pending one is always due first."""
+        with self._lock:
+            if gid in self._away_timers:
+                return
+            timer = self._away_timers[gid] = threading.Timer(seconds, self._tell_if_away, (gid,))
+        timer.daemon = True
+        timer.start()
 
     def _tell_if_away(self, gid: str) -> None:
+        with self._lock:
+            self._away_timers.pop(gid, None)
         game = self.games.get(gid)
         if game is not None and game.phase in ("lobby", "playing"):
             with game.lock:
                 game.rev += 1
                 self._tell(game)
+                # The next absence still short of the limit (a seat or the host gone later) gets its own wake.
+                away = [d for d in {game.host, *(game.devices.get(c) for c in game.offline)} if d is not None]
+                gone_for = [self.hub.away_for(game.id, d) for d in away]
+                left = [self.host_away - a for a in gone_for if 0 < a < self.host_away]
+            if left:
+                self._wake_for_away(gid, min(left) + 0.5)
 
     def host_away_now(self, game: Game) -> bool:
         return self.hub.away_for(game.id, game.host) >= self.host_away
@@ -661,14 +827,24 @@ class Table:
         away = self.hub.away_for(game.id, game.host)
         return None if away <= 0 else max(0.0, self.host_away - away)
 
-    def become_display(self, code: str, device: str) -> None:
-        """A device holding the code on the Pi's screen becomes a table display (and may act as host)."""
-        if not self.display_code.check(code):
-            if self.display_code.expired:
-                self.display_code = Code.fresh()
-            raise Refused(403, "bad_code")
-        self.displays.add(device)
-        self.display_code = Code.fresh()
+    def show_display_code(self, device: str) -> Optional[str]:
+        """Asked on the Pi's own screen only: a code that makes another device a table display (a screen)."""
+        if device not in self.kiosks:
+            raise Refused(403, "not_table")
+        if self.display_code is None or self.display_code.expired:
+            self.display_code = Code.fresh(device)
+        return self.display_code.value
+
+    def become_display(self, code: str, device: str, address: str = "") -> None:
+        """A device holding the code on the Pi's screen becomes a table display: it shows what the Pi's screen
+        shows of the public view, and nothing more (no host actions, no codes, no seat)."""
+        with self._lock:
+            if any(game.seat_of(device) or game.host == device for game in self.games.values()
+                   if game.phase in ("lobby", "playing")):
+                raise Refused(409, "display_seated")
+            self._try_code(self.display_code, code, device, address)
+            self.displays.add(device)
+            self.display_code = None
         for game in list(self.games.values()):
             game.rev += 1
 
@@ -733,12 +909,22 @@ class Table:
                 raise Refused(403, "not_your_seat")
             if game.deal != "physical":
                 raise Refused(409, "app_deals")
-            # Checked against this game's decks only. Never against the other players' cards: a
-            # "dealt twice" answer would tell this phone what another player holds (start checks that).
+            if game.cards_locked:
+                raise Refused(409, "cards_locked")
+            # Checked against this game's decks only. Never against the other players' cards one by one:
+            # a "dealt twice" answer would tell this phone what another player holds.
             if game.mode == "family" and len(game.colors) == 2 and area == "borders":
                 raise RuleError("no_borders_2p", color=color)
             check_cards(game.mode, [Seat(color, "", area, hood)])
-            return self._commit(game, "cards", {"color": color, "area": area, "neighborhood": hood}, device)
+            body = {"color": color, "area": area, "neighborhood": hood}
+            entered = dict(game.cards, **{color: (area, hood)})
+            if all(c in entered for c in game.colors):
+                # The last seat in: every entry checked at once. A clash names the two seats (every screen
+                # sees it, both enter again) and never a card; without a clash the cards are fixed.
+                clash = _clash(game.mode, [(c, entered[c]) for c in game.colors])
+                if clash:
+                    body["clash"] = clash
+            return self._commit(game, "cards", body, device)
 
     def start(self, gid: str, device: str) -> str:
         game = self.get(gid)

@@ -39,6 +39,10 @@ def public(game) -> dict:
         "host_color": game.seat_of(game.host),
         "host_away": game.phase in ("lobby", "playing") and game.host_gone(),
         "host_claim": {"color": game.host_claim["color"]} if game.host_claim else None,
+        # A seat moving to a new phone with the table's confirmation: every screen says so while it may be cancelled.
+        "seat_move": ({"color": game.rescue["color"], "stage": game.rescue["stage"]}
+                      if game.rescue and (game.rescue["stage"] == "moving" or not game.rescue["code"].expired)
+                      else None),
         "offline": [c for c in game.offline if c in game.devices],
         "notice": game.notice,
         "next_game": game.next_game,
@@ -54,6 +58,10 @@ def public(game) -> dict:
              "online": color in game.devices and color not in game.offline,
              "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
              "buildings": 0}
+        if color in game.newcomers:
+            p["new_device"] = True    # taken by a device never seen at this table before
+        if color in game.offline and st and not game.abandoned and game.away(game.devices.get(color)):
+            p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
         if game.deal == "physical" and not st:
             p["cards_entered"] = color in game.cards
         if st:
@@ -110,7 +118,9 @@ def view_json(game, device: Optional[str]) -> str:
 
 def private(game, device: Optional[str]) -> dict:
     """What only this device may see: host or not, its seat and cards, its legal moves."""
-    view: dict[str, Any] = {"host": game.can_host(device), "table_display": device in game.displays}
+    view: dict[str, Any] = {"host": game.can_host(device),
+                            "table_display": device in game.displays or device in game.kiosks}
+    kiosk = device is not None and device in game.kiosks
     # Public, but counted at each send (never cached with the public view): seconds until a player may claim
     # the role of a host whose phone is gone; None while the host's phone is here.
     wait = game.host_wait() if game.phase in ("lobby", "playing") else None
@@ -121,9 +131,14 @@ def private(game, device: Optional[str]) -> dict:
             if device is not None and code.issuer == device and not code.expired}
     if mine:
         view["move_codes"] = mine
-    # The table display shows the code that confirms a host claim; nobody else is sent it.
-    if view["table_display"] and game.host_claim and not game.host_claim["code"].expired:
+    # Codes that confirm with the whole table watching: on the Pi's own screen only (never a claimed display).
+    if kiosk and game.host_claim and not game.host_claim["code"].expired:
         view["host_claim_code"] = game.host_claim["code"].value
+    r = game.rescue
+    if kiosk and r and r["stage"] == "code" and not r["code"].expired:
+        view["seat_move_code"] = {"color": r["color"], "code": r["code"].value}
+    if r and device is not None and r["device"] == device:
+        view["seat_move_mine"] = r["color"]
     view["legal"] = None
     if color:
         area, hood = game.cards.get(color, (None, None))

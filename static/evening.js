@@ -19,7 +19,18 @@
     var n = view.notice, box = $("notice");
     var recent = !!n && view.seq - n.seq < 6;
     M.show(box, recent);
-    if (recent) box.textContent = tr(n.key, { color: n.color ? colorName(n.color) : "", game: n.game || "" });
+    if (recent) box.textContent = tr(n.key, { color: n.color ? colorName(n.color) : "", other: n.other ? colorName(n.other) : "", game: n.game || "" });
+  }
+
+  /* A seat moving to a new phone with the table's confirmation: every screen says so; its own phone may cancel. */
+  function seatMove(view) {
+    var m = view.seat_move, me = view.you && view.you.color;
+    M.show($("seat-move"), !!m);
+    if (!m) return;
+    var mine = view.seat_move_mine === m.color;
+    $("seat-move-text").textContent = m.stage === "moving" ? tr("seat_move_title", { color: colorName(m.color) }) +
+      (mine ? ". " + tr("seat_move_wait") : "") : tr("seat_move_asked", { color: colorName(m.color) });
+    M.show($("seat-move-cancel"), me === m.color || mine);
   }
 
   function movedOn(view) {
@@ -67,6 +78,15 @@
     });
     var chosen = view.players.filter(function (p) { return p.color === codeColor; })[0];
     M.show($("code-name"), !!chosen && !chosen.name);
+    // A seat whose phone has been gone a while: this phone may ask the table display for it.
+    var asked = !!chosen && view.seat_move_mine === chosen.color;
+    M.show($("rescue-ask"), !!chosen && !!chosen.gone && !asked);
+    M.show($("rescue-hint"), asked);
+    $("rescue-hint").textContent = asked ? tr(view.seat_move && view.seat_move.stage === "moving" ? "seat_move_wait" : "rescue_hint") : "";
+  }
+
+  function displayForm(view) {
+    M.show($("display-form"), !view.you && !view.host && !view.table_display);
   }
 
   function seatTools(view) {
@@ -104,12 +124,9 @@
       if (code) span.appendChild(el("span", "code", " " + tr("move_code_is", { color: colorName(p.color), code: code })));
       li.appendChild(span);
       if (view.phase === "playing") {
+        // No seat powers: a seat moves only from its own phone, or with the table display's confirmation.
         if (p.seated && !gone && p.color !== view.host_color) li.appendChild(btn(tr("make_host"), "small", function () {
           if (window.confirm(tr("make_host_confirm", { player: M.who(view, p.color) }))) send("/host", { color: p.color });
-        }));
-        if (gone) li.appendChild(btn(tr("give_seat"), "small", function () { send("/seats/" + p.color + "/code"); }));
-        else if (p.color !== (view.you && view.you.color)) li.appendChild(btn(tr("free_seat"), "small", function () {
-          if (window.confirm(tr("free_seat") + ": " + M.who(view, p.color) + "?")) send("/seats/" + p.color + "/release");
         }));
       }
       ul.appendChild(li);
@@ -119,6 +136,8 @@
 
   P.onRender(function (view, online, busy) {
     notice(view);
+    seatMove(view);
+    displayForm(view);
     movedOn(view);
     ended(view);
     claim(view);
@@ -146,8 +165,20 @@
     var body = { code: $("code-value").value.trim() };
     var name = $("code-name").value.trim();
     if (name) body.name = name;
-    send("/seats/" + codeColor + "/move", body).then(function (res) {
+    // The code the table display shows (a seat asked for here), or the code the seat's own phone shows.
+    var table = P.view.seat_move_mine === codeColor;
+    if (table) delete body.name;
+    send("/seats/" + codeColor + (table ? "/rescue" : "/move"), body).then(function (res) {
       if (res && res.ok) { $("code-value").value = ""; P.sock.reopen(); P.refresh(); }
+    });
+  };
+  $("rescue-ask").onclick = function () { if (codeColor) send("/seats/" + codeColor + "/rescue"); };
+  $("seat-move-cancel").onclick = function () { send("/seats/" + P.view.seat_move.color + "/rescue/cancel"); };
+  $("display-claim").onsubmit = function (ev) {
+    ev.preventDefault();
+    M.api("POST", "/api/table/claim", { code: $("display-code").value.trim() }).then(function (res) {
+      if (res.ok) location.assign("/table");
+      else P.say(M.errorOf(res));
     });
   };
 })();

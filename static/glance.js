@@ -74,7 +74,12 @@ var G = (function () {
       out.push(from ? tr("step_card", { player: winner, card: cardName(k), from: who(view, from) })
                     : tr("step_card_new", { player: winner, card: cardName(k) }));
     });
-    var others = (c.bids || []).filter(function (b) { return b.color !== c.color; });
+    // What goes back to hands comes from the server (companion/game/summary.py), the winner's own earlier bids included.
+    var back = c.back || [];
+    var own = back.filter(function (b) { return b.color === c.color; });
+    var others = back.filter(function (b) { return b.color !== c.color; });
+    if (own.length) out.push(tr("step_back_own", { player: winner, bids: own.map(function (b) {
+      return tr("bid_own", { value: b.value, nb: b.neighborhood }); }).join("; ") }));
     if (others.length) out.push(tr("step_back", { bids: bidList(view, others) }));
     return out;
   }

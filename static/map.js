@@ -18,9 +18,13 @@ var BoardMap = (function () {
     return (S && S.ui["letter_" + color]) || color.charAt(0).toUpperCase();
   }
 
-  function Map(svg) {
+  /* opts.fresh: a new bid or building is marked for a few seconds (the table screen). */
+  function Map(svg, opts) {
     this.svg = svg;
     this.hoods = {};
+    this.fresh = !!(opts && opts.fresh);
+    this.seen = null;          // what each neighborhood held at the last paint: "bid:red:4" or "built:red:4"
+    this.since = {};           // when each neighborhood's piece changed (ms), while it is still marked
     var gs = svg.querySelectorAll(".nb");
     for (var i = 0; i < gs.length; i++) {
       var g = gs[i], nb = g.getAttribute("data-nb");
@@ -41,7 +45,10 @@ var BoardMap = (function () {
     var removed = view.removed_districts || [];
     var lands = this.svg.querySelectorAll(".land");
     for (var i = 0; i < lands.length; i++) lands[i].classList.toggle("off", removed.indexOf(lands[i].getAttribute("data-district")) >= 0);
-    var bids = {};
+    var tags = this.svg.querySelectorAll(".callout");
+    for (var t = 0; t < tags.length; t++) tags[t].classList.toggle("off", removed.indexOf(tags[t].getAttribute("data-district")) >= 0);
+    var bids = {}, first = !this.seen;
+    if (this.fresh) this.seen = this.seen || {};
     (view.call || []).forEach(function (b, i, all) { bids[b.neighborhood] = { b: b, last: i === all.length - 1 }; });
     for (var nb in this.hoods) {
       var h = this.hoods[nb];
@@ -49,9 +56,24 @@ var BoardMap = (function () {
       while (h.slot.firstChild) h.slot.removeChild(h.slot.firstChild);
       var tok = (view.tokens || {})[nb];
       if (tok && h.token) h.slot.appendChild(token(nb, tok, h.token));
-      var built = (view.built || {})[nb];
-      if (built) h.slot.appendChild(building(nb, built.color, built.value, h.piece));
-      else if (bids[nb]) h.slot.appendChild(bidPiece(nb, bids[nb].b.color, bids[nb].b.value, h.piece, bids[nb].last));
+      var built = (view.built || {})[nb], piece = null;
+      if (built) piece = h.slot.appendChild(building(nb, built.color, built.value, h.piece));
+      else if (bids[nb]) piece = h.slot.appendChild(bidPiece(nb, bids[nb].b.color, bids[nb].b.value, h.piece, bids[nb].last));
+      if (this.fresh) this.markFresh(nb, piece, first, built ? "built:" + built.color + ":" + built.value :
+                                      bids[nb] ? "bid:" + bids[nb].b.color + ":" + bids[nb].b.value : "");
+    }
+  };
+  var FRESH_MS = 4500;
+  /* A piece that was not there at the last paint is marked; repainted within the few seconds, the mark goes on where it was. */
+  Map.prototype.markFresh = function (nb, piece, first, what) {
+    var now = Date.now(), before = first ? what : this.seen[nb] || "";
+    this.seen[nb] = what;
+    if (what && what !== before) this.since[nb] = now;
+    else if (!what || now - (this.since[nb] || 0) >= FRESH_MS) delete this.since[nb];
+    if (piece && this.since[nb] !== undefined) {
+      piece.classList.add("fresh");
+      var parts = piece.querySelectorAll("path, rect");
+      for (var i = 0; i < parts.length; i++) parts[i].style.animationDelay = -(now - this.since[nb]) + "ms";
     }
   };
 

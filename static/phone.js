@@ -109,6 +109,7 @@
       var name = p.name ? p.name : tr("seat_free");
       if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
       if (p.cards_entered === false && p.name) name += " – " + tr("cards_waiting");
+      if (view.host && p.new_device) name += " – " + tr("new_device");
       li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + M.cap(term(p.color)) + " – " + name));
       if (view.host && p.name) {
         var b = M.el("button", "btn small", tr("release"));
@@ -147,7 +148,9 @@
     }
     if (!view.you && !free.length) say(tr("spectator"), true);
     var physical = view.deal ? view.deal === "physical" : !!(view.you && !view.you.area);
-    M.show($("cards-form"), !!view.you && physical);
+    // Once every seat has entered its cards they are checked together and fixed: no form to change them.
+    var allIn = view.players.every(function (p) { return p.cards_entered; });
+    M.show($("cards-form"), !!view.you && physical && !allIn);
     if (view.you && physical) cardsForm();
     M.show($("host-lobby"), !!view.host);
     M.show($("wait-start"), !view.host && !!view.you);

@@ -21,6 +21,7 @@ class Drawn:
     bridges: list = field(default_factory=list)    # (a or None, b or None, (x1, y1), (x2, y2))
     statues: list = field(default_factory=list)    # (neighborhoods or None, (x, y))
     labels: dict = field(default_factory=dict)     # neighborhood -> (x, y, font size)
+    callouts: dict = field(default_factory=dict)   # neighborhood -> ((x, y, w, h) of its tag, (x, y) its line ends at)
     size: tuple = (0.0, 0.0)
 
 
@@ -35,6 +36,7 @@ class _Reader(HTMLParser):
         super().__init__()
         self.svg_id, self.depth, self.out, self.group_nb = svg_id, 0, Drawn(), None
         self.text_for = None
+        self.callout_nb = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -65,6 +67,13 @@ class _Reader(HTMLParser):
         elif tag == "use" and a.get("href") == "#statue":
             s = float(a["width"]) / 2
             self.out.statues.append((a.get("data-statue", "").split() or None, (float(a["x"]) + s, float(a["y"]) + s)))
+        elif tag == "g" and "callout" in cls:
+            self.out.callouts[a["data-callout-of"]] = [None, None]
+            self.callout_nb = a["data-callout-of"]
+        elif tag == "line" and "leader" in cls:
+            self.out.callouts[self.callout_nb][1] = (float(a["x2"]), float(a["y2"]))
+        elif tag == "rect" and "calltag" in cls:
+            self.out.callouts[self.callout_nb][0] = tuple(float(a[k]) for k in ("x", "y", "width", "height"))
         elif tag == "text" and "nid" in cls:
             self.text_for = (float(a["x"]), float(a["y"]), float(a.get("font-size", 17)))
 
@@ -72,6 +81,7 @@ class _Reader(HTMLParser):
         if self.text_for and data.strip():
             self.out.labels[data.strip()] = self.text_for
             self.text_for = None
+        self.callout_nb = None
 
     def handle_endtag(self, tag):
         if self.depth and tag in ("svg", "g", "symbol", "defs", "pattern", "text"):

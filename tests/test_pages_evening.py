@@ -275,7 +275,8 @@ def test_abandon_is_logged_its_record_replays_and_the_table_moves_on(start_serve
     assert state.to_act_color == last["to_act"]
     # The table display moves on: no game shown (it polls every 5 s).
     table.page.wait_for_function("() => document.getElementById('app').dataset.phase === 'none'", timeout=15000)
-    assert table.text("#nogame h2") == i18n.t("en", "table_abandoned", game=gid)   # said as such, not "No game yet"
+    # Said as such (issue 20: it said "No game yet"), above the front door's code to start the next one.
+    assert table.text("#nogame h2") == i18n.t("en", "table_abandoned", game=gid) + " " + i18n.t("en", "scan_to_start")
 
 
 def test_the_front_door_shows_the_game_first_and_a_watcher_cannot_switch_the_table(start_server, devices):

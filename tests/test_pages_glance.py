@@ -361,8 +361,8 @@ def test_with_no_game_yet_the_table_display_says_so_and_where_to_start(browser, 
         t.lang("fr")
         t.open("/table")
         t.page.wait_for_selector("#nogame", state="visible")
-        assert t.page.inner_text("#nogame h2") == i18n.t("fr", "no_game_yet")
-        assert t.page.inner_text("#start-here") == i18n.t("fr", "start_here", url=fresh.origin + "/")
+        assert t.page.inner_text("#nogame h2") == i18n.t("fr", "scan_to_start")
+        assert t.page.inner_text("#start-url") == fresh.origin + "/"       # the front door, under its code
         assert not t.page.locator("#conn").is_visible()     # no endless "Reconnecting"
         problems = []
         for size in TABLES:

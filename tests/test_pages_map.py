@@ -27,7 +27,7 @@ PIECES_JS = """() => {
   const cut = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) *
                         Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
   const labels = [...svg.querySelectorAll('text.nid, use.kicon')]
-    .map(l => [l.closest('.nb').dataset.nb + (l.tagName === 'text' ? ' label' : ' icon'), l.getBoundingClientRect()]);
+    .map(l => [(l.dataset.labelOf || l.closest('.nb').dataset.nb) + (l.tagName === 'text' ? ' label' : ' icon'), l.getBoundingClientRect()]);
   const pieces = [...svg.querySelectorAll('[data-token-of],[data-building-of],[data-bid-of]')];
   const problems = [], rects = [];
   for (const p of pieces) {

@@ -195,7 +195,9 @@ def test_table_wifi_qr_gives_back_the_exact_ssid_and_password(start_server, devi
     table.goto("/table")
     img = ".qrs figure.qr:not(#join-qr) img"
     assert table.page.locator(img).count() == 1
-    scanned = zbar(shoot(table.page, img, tmp_path / "wifi.png"))
+    # No game yet: the Wi-Fi code stands beside the big "Scan to start a game" code (the one in the column waits under it).
+    table.page.wait_for_selector("#nogame:not([hidden])")
+    scanned = zbar(shoot(table.page, "#nogame .startqr.wifi img", tmp_path / "wifi.png"))
     assert wifi_fields(scanned) == {"T": "WPA", "S": SSID, "P": PASSWORD}, scanned
 
 

@@ -15,7 +15,7 @@ from companion.codes import ALPHABET
 from companion.game.record import replay
 from server_helpers import Phone, create_game, play, score_record, seat_and_start
 
-FAST_AWAY = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_HOST_AWAY": "1"}
+FAST_AWAY = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_HOST_AWAY": "1", "COMPANION_SEAT_MOVE_WAIT": "1"}
 
 
 def refused(reply, status: int, code: str) -> None:
@@ -69,10 +69,10 @@ def test_a_seat_moves_to_a_new_phone_with_the_code_shown_on_the_old_one(server, 
     for s in [*sockets.values(), wsock]:
         s.wait_seq(seq)
 
-    # Only the seat's own device gets a code for it (or the host once that phone is gone).
+    # Only the seat's own device gets a code for it: not a watcher, not the host (issue 21).
     n = server.event_count()
     refused(watcher.post(f"/api/games/{gid}/seats/red/code"), 403, "not_your_seat")
-    refused(ph["blue"].post(f"/api/games/{gid}/seats/red/code"), 409, "seat_live")
+    refused(ph["blue"].post(f"/api/games/{gid}/seats/red/code"), 403, "not_your_seat")
     r = ph["red"].post(f"/api/games/{gid}/seats/red/code")
     assert r.status == 200, r
     code = r.json["move_codes"]["red"]
@@ -106,39 +106,33 @@ def test_a_seat_moves_to_a_new_phone_with_the_code_shown_on_the_old_one(server, 
     assert new.view(gid)["you"]["color"] == "red"
 
 
-def test_the_seat_tricks_of_issue_14_fail_release_and_claim_by_the_host_and_the_watchers_snipe(server, phone):
+def test_the_seat_tricks_of_issue_14_and_21_fail_the_host_frees_no_seat_and_guesses_void_no_code(server, phone):
     gid, ph = three(server, phone, mode="expert")
     cards = dealt(server, gid)
     host, watcher = ph["blue"], phone(server)
-    # The host frees its own seat and its victim's (the API allows freeing a seat mid-game).
-    assert host.post(f"/api/games/{gid}/seats/blue/release").status == 200
-    r = host.post(f"/api/games/{gid}/seats/red/release")
-    assert r.status == 200, r
-    code = r.json["move_codes"]["red"]          # shown on the host's screen, for the replacement phone
     n = server.event_count()
-    # The host tries to sit down in the victim's seat, with and without the code.
-    refused(host.post(f"/api/games/{gid}/seats/red", {"name": "Mallory"}), 403, "code_needed")
-    refused(host.post(f"/api/games/{gid}/seats/red/move", {"code": code}), 403, "host_no_seat")
-    # A watcher polling for free seats snipes it: no code, no seat; guessing codes voids it.
-    assert watcher.view(gid)["players"][1]["seated"] is False
-    refused(watcher.post(f"/api/games/{gid}/seats/red", {"name": "Sniper"}), 403, "code_needed")
-    for guess in ["AAAAAA", "BBBBBB", "CCCCCC", "DDDDDD"]:
-        refused(watcher.post(f"/api/games/{gid}/seats/red/move", {"code": guess}), 403, "bad_code")
+    # Issue 21, channel 2: the host frees neither its own seat nor a live player's, and gets no code for one.
+    refused(host.post(f"/api/games/{gid}/seats/blue/release"), 403, "seat_stays")
+    refused(host.post(f"/api/games/{gid}/seats/red/release"), 403, "seat_stays")
+    refused(host.post(f"/api/games/{gid}/seats/red/code"), 403, "not_your_seat")
+    refused(host.post(f"/api/games/{gid}/seats/red", {"name": "Mallory"}), 409, "seat_taken")
+    assert server.event_count() == n
+    # Red hands its seat on; the host (a seat already) and a watcher guessing cannot use or void red's code.
+    code = ph["red"].post(f"/api/games/{gid}/seats/red/code").json["move_codes"]["red"]
+    refused(host.post(f"/api/games/{gid}/seats/red/move", {"code": code}), 409, "one_seat")
+    for guess in ["AAAAAA", "BBBBBB", "CCCCCC", "DDDDDD", "EEEEEE", "FFFFFF"]:
+        r = watcher.post(f"/api/games/{gid}/seats/red/move", {"code": guess})
+        assert r.status in (403, 429) and r.json["code"] in ("bad_code", "code_wait"), r
     assert server.event_count() == n
     for p in (host, watcher):
         v = p.view(gid)
-        assert "you" not in v
-        assert not card_values(cards, "red") & set(values(v)), v
-    # The fifth wrong guess voids the code: even the right one no longer works.
-    refused(watcher.post(f"/api/games/{gid}/seats/red/move", {"code": "EEEEEE"}), 403, "bad_code")
-    refused(phone(server).post(f"/api/games/{gid}/seats/red/move", {"code": code}), 403, "bad_code")
-    assert server.event_count() == n
-    # The host gives a fresh code; the real replacement phone takes the seat with exactly its cards.
-    code = host.post(f"/api/games/{gid}/seats/red/code").json["move_codes"]["red"]
+        assert v["you"]["color"] == "blue" if p is host else "you" not in v
+        assert not card_values(cards, "red") & set(values(dict(v, you=None))), v
+    # Six wrong guesses later the code still works for the real new phone, with exactly red's cards.
     new = phone(server)
     r = new.post(f"/api/games/{gid}/seats/red/move", {"code": code})
     assert r.status == 200 and (r.json["you"]["area"], r.json["you"]["neighborhood"]) == cards["red"]
-    assert "you" not in host.view(gid) and "you" not in watcher.view(gid)
+    assert "you" not in watcher.view(gid) and host.view(gid)["you"]["color"] == "blue"
 
 
 def test_host_claimed_by_a_seated_player_with_the_table_s_confirmation_then_passes_for_the_absent(start_server, phone):
@@ -196,10 +190,25 @@ def test_host_claimed_by_a_seated_player_with_the_table_s_confirmation_then_pass
                 passes += 1
                 continue
             assert r.json["code"] == "start_cannot_pass", r
-            code = red.post(f"/api/games/{gid}/seats/blue/release").json["move_codes"]["blue"]
-            phones["blue"] = phone(server)
-            assert phones["blue"].post(f"/api/games/{gid}/seats/blue/move", {"code": code}).status == 200
-            phones["blue"].ws(gid)
+            # Blue's phone is long gone: a new phone asks, types the code only the Pi's screen shows, and
+            # after every screen has said so for a while the seat moves (the host cannot free it).
+            refused(red.post(f"/api/games/{gid}/seats/blue/release"), 403, "seat_stays")
+            fresh = phone(server)
+            r = fresh.post(f"/api/games/{gid}/seats/blue/rescue")
+            assert r.status == 200 and r.json["seat_move"] == {"color": "blue", "stage": "code"}, r
+            assert "seat_move_code" not in r.json and "seat_move_code" not in red.view(gid)
+            deadline = time.monotonic() + 10
+            while "seat_move_code" not in (pi_sock.last or {}) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            code = pi_sock.last["seat_move_code"]["code"]
+            r = fresh.post(f"/api/games/{gid}/seats/blue/rescue", {"code": code})
+            assert r.status == 200 and r.json["seat_move"]["stage"] == "moving" and "you" not in r.json, r
+            assert wsock.wait_seq(r.json["seq"])["seat_move"] == {"color": "blue", "stage": "moving"}
+            n_moved = r.json["seq"] + 1
+            assert wsock.wait_seq(n_moved)["notice"]["key"] == "notice_seat_moved"
+            assert fresh.view(gid)["you"]["color"] == "blue"
+            phones["blue"] = fresh
+            fresh.ws(gid)
             continue
         if v["to_act"] != "blue":
             refused(red.post(f"/api/games/{gid}/pass-for", {"expect_seq": v["seq"]}), 409, "player_here")
@@ -296,7 +305,8 @@ def test_the_front_door_a_watcher_cannot_switch_the_table_or_stop_the_game(start
     refused(watcher.post(f"/api/games/{gid}/abandon", {"confirm": gid}), 403, "not_host")
     refused(watcher.post(f"/api/games/{gid}/host", {"color": "red"}), 403, "not_host")
     refused(watcher.post(f"/api/games/{gid}/host", {"table": True}), 403, "not_table")
-    refused(watcher.post("/api/table/claim", {"code": "ABCDEF"}), 403, "bad_code")
+    refused(watcher.post("/api/table/claim", {"code": "ABCDEF"}), 409, "display_seated")   # it sits in its own game
+    refused(phone(server).post("/api/table/claim", {"code": "ABCDEF"}), 403, "bad_code")
     assert len(server.events(gid)) == n
     # The host may start a new game that takes the table.
     r = host.post("/api/games", {"mode": "family", "players": ["blue", "red"], "removed_districts": ["north", "east"]})
@@ -309,20 +319,35 @@ def test_the_front_door_a_watcher_cannot_switch_the_table_or_stop_the_game(start
     assert watcher.get("/api/games/current").json["id"] == r.json["id"]
 
 
-def test_a_device_holding_the_code_on_the_pi_s_screen_becomes_a_table_display_and_may_act_as_host(start_server, phone):
+def test_a_device_holding_the_code_asked_for_on_the_pi_s_screen_becomes_a_display_not_a_host(start_server, phone):
     server = start_server()
     host, red = phone(server), phone(server)
     gid = create_game(host, ["blue", "red"])
     seat_and_start(gid, host, {"blue": host, "red": red})
     pi = display(server)
-    info = pi.get("/api/table").json
-    assert info["display"] is True and re.fullmatch(f"[{ALPHABET}]{{6}}", info["code"])
-    assert red.get("/api/table").json == {"display": False, "code": None}
+    assert pi.get("/api/table").json == {"display": True, "kiosk": True}
+    assert red.get("/api/table").json == {"display": False, "kiosk": False}
+    # The code exists only once someone asks for it on the Pi's own screen (issue 21).
+    refused(red.post("/api/table/code"), 403, "not_table")
+    refused(phone(server).post("/api/table/claim", {"code": "ABCDEF"}), 403, "bad_code")
+    code = pi.post("/api/table/code").json["code"]
+    assert re.fullmatch(f"[{ALPHABET}]{{6}}", code)
     tablet = phone(server)
     refused(tablet.post(f"/api/games/{gid}/host", {"table": True}), 403, "not_table")
-    assert tablet.post("/api/table/claim", {"code": info["code"]}).status == 200
-    assert tablet.view(gid)["host"] is True and "you" not in tablet.view(gid)
-    r = tablet.post(f"/api/games/{gid}/host", {"table": True})
+    refused(red.post("/api/table/claim", {"code": code}), 409, "display_seated")   # a player's phone stays a phone
+    assert tablet.post("/api/table/claim", {"code": code}).status == 200
+    refused(phone(server).post("/api/table/claim", {"code": code}), 403, "bad_code")   # used up
+    # A screen, not a host: the public view, no host powers, no seat.
+    v = tablet.view(gid)
+    assert v["host"] is False and v["table_display"] is True and "you" not in v
+    n = server.event_count()
+    refused(tablet.post(f"/api/games/{gid}/host", {"table": True}), 403, "not_table")
+    refused(tablet.post(f"/api/games/{gid}/undo"), 403, "not_host")
+    refused(tablet.post(f"/api/games/{gid}/abandon", {"confirm": gid}), 403, "not_host")
+    refused(tablet.post(f"/api/games/{gid}/seats/red/code"), 403, "not_your_seat")
+    assert server.event_count() == n
+    # The Pi's own screen keeps the table's powers.
+    r = pi.post(f"/api/games/{gid}/host", {"table": True})
     assert r.status == 200 and red.view(gid)["notice"]["key"] == "notice_host_table"
     assert host.view(gid)["host"] is False
 

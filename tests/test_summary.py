@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -99,3 +100,48 @@ def test_the_expert_tally_names_as_many_disjoint_groups_of_the_players_buildings
 def _expert(seed):
     from games import random_setup
     return random_setup(random.Random(seed), mode="expert")
+
+
+def test_the_winner_takes_back_their_own_earlier_bids_too():
+    # Issue 20: 2-player Expert, Hana (blue) 2 on S02, Rui (red) 3 on C13, Hana 4 on C08, Rui passes. Rulebook, End of
+    # the call for proposal: "All the players take their unbuilt buildings (that is, those with a visible number)
+    # back." and "Remove all the other buildings used in the course of this call for proposal from the board."
+    state = new_game(setup_for(("blue", "red"), mode="expert", removed=("north", "east")))
+    actions = [Bid("blue", "S02", 2), Bid("red", "C13", 3), Bid("blue", "C08", 4), Pass("red")]
+    for a in actions[:-1]:
+        state = apply(state, a, BOARD)
+    after = apply(state, actions[-1], BOARD)
+    e = decision(state, actions[-1], after)["ended"]
+    assert (e["color"], e["neighborhood"], e["value"]) == ("blue", "C08", 4)
+    assert e["back"] == [{"color": "blue", "neighborhood": "S02", "value": 2},
+                         {"color": "red", "neighborhood": "C13", "value": 3}]
+    assert 2 in after.hands[0] and 3 in after.hands[1] and "S02" not in after.built
+
+
+def test_the_take_backs_of_thousands_of_random_calls_are_exactly_what_the_rules_return_to_hands():
+    """Every call end of 150 random games (2-4 players, both modes): the buildings the summary says go back are the
+    values the rules put back into each hand and the neighborhoods left empty, and the built one is the only
+    building added; the winner's own earlier bids are among them (and that case does occur)."""
+    calls = own = 0
+    for seed in range(150):
+        setup, actions, states = random_game(random.Random(1000 + seed))
+        for before, action, after in zip(states, actions, states[1:]):
+            if after.call or before is after:
+                continue
+            e = decision(before, action, after)["ended"]
+            calls += 1
+            placed = list(before.call) + ([action] if isinstance(action, Bid) else [])
+            new = set(after.built) - set(before.built)
+            assert new == {e["neighborhood"]}
+            b = after.built[e["neighborhood"]]
+            assert (b.player, b.value) == (e["color"], e["value"])
+            assert {x["neighborhood"] for x in e["back"]} == {p.neighborhood for p in placed} - new
+            for i, seat in enumerate(setup.seats):
+                hand = Counter(before.hands[i])
+                if isinstance(action, Bid) and action.player == seat.color:
+                    hand[action.value] -= 1       # placed by this very decision
+                named = Counter(x["value"] for x in e["back"] if x["color"] == seat.color)
+                assert Counter(after.hands[i]) == hand + named, (seed, seat.color, e)
+            own += any(x["color"] == e["color"] for x in e["back"])
+    print(f"{calls} calls, {own} with the winner taking back their own earlier bids")
+    assert calls > 3000 and own > 100, (calls, own)

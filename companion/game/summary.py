@@ -26,6 +26,7 @@ def decision(before: State, action: Action, after: State) -> dict:
         return line   # the call goes on
     bids = list(before.call) + ([action] if isinstance(action, Bid) else [])
     win = after.last_call
+    built = set(after.built) - set(before.built)
     if win.value == 13:
         reason = THIRTEEN
     elif after.auto_passed:
@@ -41,7 +42,18 @@ def decision(before: State, action: Action, after: State) -> dict:
         "archaeological_from": None if before.archaeological_card is None else colors[before.archaeological_card],
         "reason": reason,
         "bids": [{"color": b.player, "neighborhood": b.neighborhood, "value": b.value} for b in bids],
+        "back": back(bids, built),
         "passed": [colors[s] for s in passed],
         "finished": after.finished,
     }
     return line
+
+
+def back(bids: list, built: set) -> list[dict]:
+    """Every building placed in the call that was not built, the winner's own included, in the order placed.
+
+    Rulebook, End of the call for proposal: "All the players take their unbuilt buildings (that is, those with a
+    visible number) back." and "Remove all the other buildings used in the course of this call for proposal from
+    the board." (the winner's earlier bids too: only the last bid is turned over)."""
+    return [{"color": b.player, "neighborhood": b.neighborhood, "value": b.value} for b in bids
+            if b.neighborhood not in built]
