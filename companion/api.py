@@ -16,7 +16,7 @@ from .game.board import board_data
 from .game.errors import RuleError
 from .game.setup import check_saved_layout
 from .live import OWN
-from .netaddr import join_url, start_url
+from .netaddr import join_url, no_network, start_url
 
 from .table import Refused, Table, device_id
 from .wsloop import HandshakeError, LiveSocket, accept_headers
@@ -189,9 +189,20 @@ def on_store_error(e: StoreError):
 
 @bp.errorhandler(RuleError)
 def on_rule_error(e: RuleError):
-    response = jsonify({"error": i18n.error_sentence(lang(), e), "code": e.code})
+    response = jsonify({"error": i18n.error_sentence(lang(), e, you=_about_you(e)), "code": e.code})
     response.status_code = 422
     return response
+
+
+def _about_you(e: RuleError) -> bool:
+    """The refused player is this device's own seat: the sentence says "you", not the player's name."""
+    gid, player = (request.view_args or {}).get("gid"), e.params.get("player")
+    if not gid or not player:
+        return False
+    try:
+        return table().get(gid).seat_of(g.device) == player
+    except Refused:
+        return False
 
 
 class RateLimit:
@@ -273,7 +284,9 @@ def current_game():
     game = t.games.get(t.current) if t.current else None
     if game is None:
         return jsonify({"id": None, "join_url": None, "phase": None,
-                        "start_url": start_url(request.host_url, current_app.config)})
+                        "start_url": start_url(request.host_url, current_app.config),
+                        "no_network": no_network(request.host_url, current_app.config.get("JOIN_URL"),
+                                                 current_app.config.get("LISTEN"))})
     return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
                     "phase": game.phase,
                     "players": [{"color": c, "name": game.names.get(c), "seated": c in game.devices}

@@ -101,12 +101,15 @@ def _sentence(text: str) -> str:
     return text if text[-1] in ".!?" else text + "."
 
 
-def error_sentence(lang: str, rule_error) -> str:
-    """A RuleError as a sentence in `lang`, its colours, districts, kinds and cards translated too."""
+def error_sentence(lang: str, rule_error, you: bool = False) -> str:
+    """A RuleError as a sentence in `lang`, its colours, districts, kinds and cards translated too;
+    `you`: said to the refused player on their own phone ("You cannot ..."), where a sentence for that exists."""
     lang = _lang(lang)
     code = getattr(rule_error, "code", None)
     params = dict(getattr(rule_error, "params", {}) or {})
     template = RULES[lang].get(code)
+    if you and ("you_" + str(code)) in UI[lang]:
+        template = UI[lang]["you_" + code]
     if template is None:
         return _sentence(str(rule_error))
     template = _form(lang, template, MESSAGES[code], params)

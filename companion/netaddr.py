@@ -106,6 +106,14 @@ def join_base(host_url: str, configured: Optional[str] = None, listen: Optional[
     return f"{url.scheme}://{addrs[0]}" + (f":{port}" if port else "")
 
 
+def no_network(host_url: str, configured: Optional[str] = None, listen: Optional[str] = None) -> bool:
+    """The kiosk asks and this machine has no address a phone could reach yet (no Wi-Fi, no hotspot):
+    the screen tells the host what to do instead of showing a loopback address."""
+    if configured or (listen is not None and is_loopback(listen)):
+        return False
+    return is_loopback(urlsplit(host_url).hostname or "") and not lan_addresses()
+
+
 def join_url(host_url: str, config, game_id: str) -> str:
     """A game's join URL for the request at hand (config: the app's JOIN_URL and LISTEN settings)."""
     return join_base(host_url, config.get("JOIN_URL"), config.get("LISTEN")) + "/g/" + game_id

@@ -88,6 +88,7 @@ class Game:
     away: Callable[[Optional[str]], bool] = field(default=lambda d: False, repr=False)
     rev: int = 0                                      # bumped on every change a view shows
     host_gone: Callable[[], bool] = field(default=lambda: False, repr=False)
+    host_wait: Callable[[], Optional[float]] = field(default=lambda: None, repr=False)
     # The last decisions as public log lines (companion.game.summary), newest last; bounded, rebuilt by replay.
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
     undone: Optional[dict] = None                     # the line the last undo took back, until the next action
@@ -401,6 +402,7 @@ class Table:
     def _new_game(self, gid: str) -> Game:
         game = Game(gid, displays=self.displays, kiosks=self.kiosks)
         game.host_gone = lambda: self.host_away_now(game)
+        game.host_wait = lambda: self.host_wait(game)
         game.away = lambda device: self.hub.away_for(game.id, device) >= self.host_away
         return game
 
@@ -792,6 +794,11 @@ class Table:
 
     def host_away_now(self, game: Game) -> bool:
         return self.hub.away_for(game.id, game.host) >= self.host_away
+
+    def host_wait(self, game: Game) -> Optional[float]:
+        """Seconds until a player may claim the role of a host whose phone is gone (0: now); None while it is here."""
+        away = self.hub.away_for(game.id, game.host)
+        return None if away <= 0 else max(0.0, self.host_away - away)
 
     def show_display_code(self, device: str) -> Optional[str]:
         """Asked on the Pi's own screen only: a code that makes another device a table display (a screen)."""

@@ -5,6 +5,7 @@ The one place to read when checking that no phone is ever sent another player's 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Optional
 
 from .game.rules import could_outbid, legal_actions
@@ -76,7 +77,9 @@ def public(game) -> dict:
         view["archaeological_card"] = None if st.archaeological_card is None else st.colors[st.archaeological_card]
         view["could_outbid"] = list(could_outbid(st))
         view["passed"] = [st.colors[i] for i in sorted(st.passed)]
-        if not st.call and game.recent and "ended" in game.recent[-1]:
+        # After an undo the undo's own notice is the card: undoing a call's opening bid must not bring back
+        # the card of the call before it.
+        if not st.call and game.recent and "ended" in game.recent[-1] and not game.undone:
             view["call_over"] = dict(game.recent[-1]["ended"], seq=game.seq, to_act=st.to_act_color)
         if st.last_call:
             lc = st.last_call
@@ -118,6 +121,10 @@ def private(game, device: Optional[str]) -> dict:
     view: dict[str, Any] = {"host": game.can_host(device),
                             "table_display": device in game.displays or device in game.kiosks}
     kiosk = device is not None and device in game.kiosks
+    # Public, but counted at each send (never cached with the public view): seconds until a player may claim
+    # the role of a host whose phone is gone; None while the host's phone is here.
+    wait = game.host_wait() if game.phase in ("lobby", "playing") else None
+    view["host_wait"] = None if wait is None else math.ceil(wait)
     color = game.seat_of(device)
     # Codes this device asked for (a seat's move code, shown on its own screen only).
     mine = {c: code.value for c, code in game.codes.items()

@@ -95,7 +95,7 @@ var M = (function () {
   /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
   function live(gameId, onView, onState) {
     var ws = null, seq = -1, delay = 500, timer = null, alive = false, closedByUs = false;
-    function setAlive(on) { alive = on; onState(on); }
+    function setAlive(on) { var changed = alive !== on; alive = on; if (changed) onState(on); }   // not at every message
     function open() {
       clearTimeout(timer);
       if (ws && (ws.readyState === 0 || ws.readyState === 1)) return;
@@ -326,7 +326,7 @@ var M = (function () {
       if (d.area_buildings && d.area_buildings.length)
         return tr({ borders: "detail_border", lakes: "detail_lakes", statues: "detail_statues", bridges: "detail_bridges" }[card] || "detail_area_buildings", { nbs: d.area_buildings.join(", ") });
       if (d.area_group_list && d.area_group_list.length)
-        return tr("detail_groups_list", { groups: d.area_group_list.map(function (g) { return g.join("+"); }).join(", ") });
+        return tr("detail_groups_list", { groups: d.area_group_list.map(function (g) { return g.join(" + "); }).join(", ") });
       if (d.area_groups) return tr("detail_area_groups", { n: d.area_groups });
     }
     if (key === "highest" && d.highest_districts && d.highest_districts.length)

@@ -125,7 +125,9 @@
       li.appendChild(span);
       if (view.phase === "playing") {
         // No seat powers: a seat moves only from its own phone, or with the table display's confirmation.
-        if (p.seated && !gone && p.color !== view.host_color) li.appendChild(btn(tr("make_host"), "small", function () { send("/host", { color: p.color }); }));
+        if (p.seated && !gone && p.color !== view.host_color) li.appendChild(btn(tr("make_host"), "small", function () {
+          if (window.confirm(tr("make_host_confirm", { player: M.who(view, p.color) }))) send("/host", { color: p.color });
+        }));
       }
       ul.appendChild(li);
     });

@@ -14,9 +14,11 @@ var G = (function () {
   function rule(view, code, params) {
     var p = {};
     for (var k in params) p[k] = params[k];
+    // On the player's own phone the sentence speaks to them: "You cannot ...", not "Hana (Blue) cannot ...".
+    var yours = view.you && p.player === view.you.color && M.S.ui["you_" + code];
     ["player", "to_act", "owner"].forEach(function (k) { if (p[k]) p[k] = who(view, p[k]); });
     if (p.district) p.district = term(p.district);
-    var text = (M.S.rules || {})[code] || code;
+    var text = yours || (M.S.rules || {})[code] || code;
     return sentence(text.replace(/\{(\w+)\}/g, function (m, k) { return p[k] !== undefined ? p[k] : m; }));
   }
 
@@ -167,16 +169,51 @@ var G = (function () {
     });
   }
 
+  /* A host whose phone is gone, and when a player may take over: counted down on the screen each second. */
+  var hostTimer = null;
+  function hostLoss(view) {
+    var c = view.host_color, wait = view.host_wait;
+    if (!c || typeof wait !== "number" || (view.offline || []).indexOf(c) < 0) return "";
+    if (!view._got) view._got = Date.now();   // counted from the moment this view arrived
+    var left = Math.max(0, Math.ceil(wait - (Date.now() - view._got) / 1000));
+    var p = (view.players || []).filter(function (q) { return q.color === c; })[0] || {};
+    var name = p.name || M.cap(term(c));
+    if (!left || view.host_away) return tr("host_gone_now", { name: name });
+    return tr("host_gone_in", { name: name, time: Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2) });
+  }
+  /* The countdown line in `node` (hidden when the host is here), kept ticking while it counts. */
+  function hostCountdown(node, view) {
+    clearTimeout(hostTimer);
+    var text = hostLoss(view);
+    node.textContent = text;
+    M.show(node, !!text);
+    if (text && view.host_wait && !view.host_away) hostTimer = setTimeout(function () { hostCountdown(node, view); }, 1000);
+  }
+
   /* Your turn, felt: vibration (where the browser allows it), the page's title, an optional short tone. */
   var baseTitle = document.title, wasMine = false, audio = null;
   var SOUND = "metropolys-sound";
   function soundOn() { try { return localStorage.getItem(SOUND) === "1"; } catch (e) { return false; } }
   function setSound(on) { try { localStorage.setItem(SOUND, on ? "1" : "0"); } catch (e) { /* private mode */ } }
+  /* Browsers start sound only from a tap: the context is made (or woken) at a tap, never later at a turn,
+     and woken again at the next tap when a reload, Back or the back-forward cache left it suspended. */
+  function wakeAudio() {
+    var AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC || !soundOn()) return;
+    try {
+      audio = audio || new AC();
+      if (audio.state === "suspended" && audio.resume) audio.resume().catch(function () { /* next tap */ });
+    } catch (e) { /* no sound here */ }
+  }
+  ["pointerdown", "keydown", "touchend"].forEach(function (t) { document.addEventListener(t, wakeAudio, true); });
+  window.addEventListener("pageshow", function (ev) { if (ev.persisted && audio && audio.state !== "running") audio.resume().catch(function () { /* next tap */ }); });
+  function audioState() { return audio ? audio.state : "none"; }
   function tone() {
     var AC = window.AudioContext || window.webkitAudioContext;
     if (!AC) return;
     try {
-      audio = audio || new AC();
+      if (!audio) return;   // made at the first tap (wakeAudio): a context made here would stay suspended
+      if (audio.state === "suspended") audio.resume().catch(function () { /* next tap */ });
       var t = audio.currentTime, o = audio.createOscillator(), g = audio.createGain();
       o.type = "sine";
       o.frequency.setValueAtTime(660, t);
@@ -199,5 +236,6 @@ var G = (function () {
 
   return { refusal: refusal, valueRefusal: valueRefusal, callOver: callOver, steps: steps, callKey: callKey,
     undoQuestion: undoQuestion, undone: undone, logList: logList, turnCue: turnCue, soundOn: soundOn,
-    setSound: setSound, tone: tone };
+    setSound: setSound, tone: tone, wakeAudio: wakeAudio, audioState: audioState, hostLoss: hostLoss,
+    hostCountdown: hostCountdown };
 })();

@@ -27,7 +27,7 @@
       line.appendChild(el("span", "rk", over ? p.rank + "." : ""));
       line.appendChild(M.chip(p.color));
       line.appendChild(el("span", "nm", p.name + (p.winner ? " ★" : "")));
-      line.appendChild(el("span", "pts", p.score));
+      if (over) line.appendChild(el("span", "pts", p.score));   // an abandoned game's points so far say nothing
       seats.appendChild(line);
     });
     li.appendChild(seats);

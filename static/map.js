@@ -3,6 +3,9 @@
 var BoardMap = (function () {
   var SVGNS = "http://www.w3.org/2000/svg";
   var INK = { blue: "#fff", red: "#fff", white: "#111", gray: "#fff" };
+  /* Each colour also has a shape (the chips in every list wear the same one): told apart without hue,
+     whatever the eye (deuteranopia, protanopia, tritanopia) or a grey screen in sunlight. */
+  var SHAPE = { blue: "circle", red: "triangle", white: "square", gray: "diamond" };
 
   function node(tag, attrs, text) {
     var e = document.createElementNS(SVGNS, tag);
@@ -211,12 +214,23 @@ var BoardMap = (function () {
     g.appendChild(use("t-" + kind, at.x, at.y, at.s));
     return g;
   }
+  /* The colour's shape, centred on (x, y), r across half its width, in the piece's ink. */
+  function mark(color, x, y, r) {
+    var shape = SHAPE[color] || "square", a = { "class": "mark", "data-mark": shape, fill: INK[color] };
+    if (shape === "circle") { a.cx = x; a.cy = y; a.r = r; return node("circle", a); }
+    a.d = shape === "triangle" ? "M" + x + " " + (y - r * 1.1) + "L" + (x + r * 1.15) + " " + (y + r * 0.9) + "H" + (x - r * 1.15) + "Z"
+      : shape === "diamond" ? "M" + x + " " + (y - r * 1.3) + "L" + (x + r * 1.3) + " " + y + "L" + x + " " + (y + r * 1.3) + "L" + (x - r * 1.3) + " " + y + "Z"
+      : "M" + (x - r) + " " + (y - r) + "h" + 2 * r + "v" + 2 * r + "h" + -2 * r + "Z";
+    return node("path", a);
+  }
+
   function building(nb, color, value, at) {
     var k = at.s / 44, x = at.x, y = at.y;
     var g = node("g", { "class": "piece built c-" + color, "data-building-of": nb, transform: "translate(" + x + " " + y + ") scale(" + k + ")" });
     g.appendChild(node("path", { d: "M-21 20v-24l21-16 21 16v24z" }));
     g.appendChild(node("text", { x: -7, y: 15, fill: INK[color], "class": "pl" }, letterOf(color)));
     g.appendChild(node("text", { x: 9, y: 15, fill: INK[color], "class": "pv" }, value));
+    g.appendChild(mark(color, 0, -5, 5));
     return g;
   }
   function bidPiece(nb, color, value, at, last) {
@@ -225,6 +239,7 @@ var BoardMap = (function () {
     g.appendChild(node("rect", { x: -20, y: -20, width: 40, height: 40, rx: 7 }));
     g.appendChild(node("text", { x: 3, y: 12, fill: INK[color], "class": "bv" }, value));
     g.appendChild(node("text", { x: -12, y: -7, fill: INK[color], "class": "bl" }, letterOf(color)));
+    g.appendChild(mark(color, 10, -10, 5));
     return g;
   }
 

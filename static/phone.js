@@ -18,8 +18,17 @@
     if (view && typeof next.seq === "number" && typeof view.seq === "number" && next.seq < view.seq) return;
     var moved = !view || next.seq !== view.seq;
     view = next;
-    if (moved) { picked = null; value = null; }
-    render();
+    if (moved) { picked = null; value = null; toast(""); }   // a refusal is stale once the game moved on
+    soon();
+  }
+
+  /* One render per task: a socket message that also brings the page live, or an answer with its view, draws once
+     (on an old phone each render of the whole page costs a visible moment). */
+  var queued = false;
+  function soon() {
+    if (queued) return;
+    queued = true;
+    Promise.resolve().then(function () { queued = false; render(); });
   }
 
   function myTurn() { return view && view.phase === "playing" && view.legal && view.you && view.to_act === view.you.color; }
@@ -46,6 +55,9 @@
     M.callPanel(view);
     M.playersPanel($("players"), view);
     M.show($("show-cards"), !!(view.you && (view.you.area || view.you.neighborhood)));
+    // Arriving while the game is played, with no seat: told first that this phone watches.
+    M.show($("watching"), !view.you && (view.phase === "playing" || view.phase === "finished"));
+    G.hostCountdown($("host-gone"), view);
     M.show($("end"), view.phase === "finished");
     if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); } else plays = null;
     M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
@@ -134,7 +146,7 @@
         box.appendChild(b);
       });
     }
-    if (!view.you && !free.length) say(tr("spectator"));
+    if (!view.you && !free.length) say(tr("spectator"), true);
     var physical = view.deal ? view.deal === "physical" : !!(view.you && !view.you.area);
     // Once every seat has entered its cards they are checked together and fixed: no form to change them.
     var allIn = view.players.every(function (p) { return p.cards_entered; });
@@ -219,7 +231,7 @@
     n.textContent = text || "";
     M.show(n, !!text);
     clearTimeout(tapTimer);
-    tapTimer = setTimeout(function () { M.show(n, false); }, 5000);
+    if (text) tapTimer = setTimeout(function () { M.show(n, false); }, 5000);
   }
 
   function reminder() {
@@ -234,13 +246,14 @@
     if (busy) return Promise.resolve(null);
     busy = true;
     say("");
+    toast("");   // the next answer replaces a refusal: it never lingers over the call-over card
     render();
     return M.api("POST", "/api/games/" + encodeURIComponent(gameId) + path, body).then(function (res) {
       busy = false;
       if (res.data && res.data.view) take(res.data.view);
       else if (res.ok && res.data && res.data.phase) take(res.data);
       if (!res.ok) say(M.errorOf(res));
-      render();
+      soon();
       return res;
     });
   }
@@ -249,6 +262,7 @@
     if (!view) return;
     var why = G.refusal(view, nb, hood && hood.district);
     if (why) { toast(why); return; }
+    if (myTurn() && !online) { toast(tr("offline_turn")); return; }   // answered where the finger is
     if (!myTurn() || !online || busy) return;
     var legal = view.legal.neighborhoods || {};
     if (!legal[nb]) return;
@@ -292,7 +306,7 @@
     M.show($("cards-overlay"), true);
   };
   $("sound").checked = G.soundOn();
-  $("sound").onchange = function () { G.setSound($("sound").checked); if ($("sound").checked) G.tone(); };
+  $("sound").onchange = function () { G.setSound($("sound").checked); if ($("sound").checked) { G.wakeAudio(); G.tone(); } };
   $("hide-cards").onclick = function () { M.show($("cards-overlay"), false); };
 
   /* A fresh GET after seat changes: the socket view of a device that just sat down may lag one message. */
@@ -307,7 +321,7 @@
   var sock = M.live(gameId, take, function (on) {
     online = on;
     M.connBadge(on);
-    render();
+    soon();
   });
   window.__phone = { get view() { return view; }, get online() { return online; }, sock: sock,
     gameId: gameId, post: post, refresh: refresh, say: say, onRender: function (f) { hooks.push(f); if (view) render(); } };

@@ -184,7 +184,8 @@
     var ul = $("offline");
     ul.textContent = "";
     (view.players || []).forEach(function (p) {
-      if (p.seated && p.online === false) ul.appendChild(el("li", "", tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
+      if (p.seated && p.online === false && !(p.color === view.host_color && G.hostLoss(view))) ul.appendChild(el("li", "", tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
+      else if (p.seated && p.online === false) G.hostCountdown(ul.appendChild(el("li", "hostgone")), view);   // "In 1:40 a player can take over"
     });
     // A seat moving with the table's confirmation: the code (on the Pi's own screen only), then the notice.
     var m = view.seat_move, sm = view.seat_move_code;
@@ -215,6 +216,7 @@
     if (!id) return;
     showJoin(id, url);
     if (id === gameId) return;
+    gone = null;
     if (sock) sock.stop();
     gameId = id;
     view = null;
@@ -229,6 +231,7 @@
     M.api("GET", "/api/games/current").then(function (res) {
       if (res.ok && res.data && res.data.id) follow(res.data.id, res.data.join_url);
       else if (res.ok) {
+        if (view && view.phase === "abandoned") gone = view.id;   // said as such, not "No game yet"
         if (sock) { sock.stop(); sock = null; }
         gameId = null;
         view = null;
@@ -242,7 +245,7 @@
         $("notice").hidden = true;
         M.show($("callover"), false);
         M.show($("undone"), false);
-        noGame(res.data && res.data.start_url);
+        noGame(res.data);
       }
     });
     M.api("GET", "/api/table").then(function (res) {
@@ -265,11 +268,18 @@
     M.api("POST", "/api/games/" + encodeURIComponent(view.id) + "/seats/" + view.seat_move.color + "/rescue/cancel", {});
   };
   /* Before any game: the front door as a big code to scan from across the table, its address in large type under it. */
-  var startShown = null;
-  function noGame(url) {
-    url = url || $("app").getAttribute("data-start") || location.origin + "/";
+  var startShown = null, gone = null;
+  function noGame(now) {
+    var url = (now && now.start_url) || $("app").getAttribute("data-start") || location.origin + "/";
     M.show($("nogame"), true);
-    if (url !== startShown) {
+    // After an abandon, said as such (not "No game yet"); with no network yet, what the host does instead of a
+    // code for an address no phone can open (asked again at each poll).
+    var offline = !!(now && now.no_network);
+    $("nogame").querySelector("h2").textContent = (gone ? tr("table_abandoned", { game: gone }) + " " : "") +
+      (offline ? (gone ? "" : tr("no_game_yet")) : tr("scan_to_start"));
+    M.show($("start-qr").parentNode, !offline);
+    if (offline) { startShown = null; $("start-url").textContent = tr("no_network"); }
+    else if (url !== startShown) {
       startShown = url;
       $("start-url").textContent = url;
       $("start-qr").src = "/qr/start.svg?for=" + encodeURIComponent(url);

@@ -42,6 +42,8 @@ def main(companion: str, port: int, db: str, log: str) -> None:
                     raise SystemExit(f"server did not answer: {Path(log).read_text()[-2000:]}")
                 time.sleep(0.05)
         origin = f"http://127.0.0.1:{port}"
+        # No game and no address yet: the kiosk's screen is told there is no network (issue 20).
+        nogame = json.loads(get("127.0.0.1", port, "/api/games/current"))
         req = urllib.request.Request(origin + "/api/games", method="POST", headers={
             "Content-Type": "application/json", "Origin": origin},
             data=json.dumps({"mode": "family", "players": ["blue", "red"],
@@ -49,7 +51,7 @@ def main(companion: str, port: int, db: str, log: str) -> None:
         with urllib.request.urlopen(req, timeout=10) as r:
             gid = json.loads(r.read())["id"]
         current = lambda host: json.loads(get(host, port, "/api/games/current"))["join_url"]  # noqa: E731
-        seen = {"game": gid, "no_address_yet": current("127.0.0.1")}
+        seen = {"game": gid, "no_address_yet": current("127.0.0.1"), "nogame_no_address": nogame}
         # The lease arrives: one interface with the default route, one without (a phone may reach either).
         for a, b, addr in (("v0", "v1", "10.9.8.7/24"), ("v2", "v3", "10.7.7.7/24")):
             ip("link", "add", a, "type", "veth", "peer", "name", b)

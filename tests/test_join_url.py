@@ -74,6 +74,7 @@ def test_join_url_follows_each_request_and_a_lease_that_came_late(tmp_path):
     on = lambda addr: f"http://{addr}:{port}/g/{gid}"  # noqa: E731
     assert "no network address yet" in seen["log"] and "Join at" not in seen["log"], seen["log"]
     assert seen["no_address_yet"] == on("127.0.0.1")           # nothing better exists yet
+    assert seen["nogame_no_address"]["no_network"] is True     # the table display says what to do instead
     assert seen["loopback"] == on("10.9.8.7")                  # the kiosk: the default route's address
     assert seen["localhost"] == on("10.9.8.7")
     assert seen["routed"] == on("10.9.8.7")                    # a phone: the address it reached
@@ -92,3 +93,22 @@ def test_a_server_on_loopback_only_keeps_loopback_urls(start_server, phone):
     host = phone(server)
     r = host.post("/api/games", {"mode": "family", "players": ["blue", "red"], "removed_districts": ["north", "east"]})
     assert r.status == 201 and r.json["join_url"] == f"{server.origin}/g/{r.json['id']}"
+
+
+def test_no_network_is_said_only_to_the_kiosk_of_a_machine_with_no_reachable_address(monkeypatch):
+    """Issue 20: with no network the table display said "open http://localhost:8000/"; it now says what to do."""
+    from companion import netaddr
+    monkeypatch.setattr(netaddr, "lan_addresses", lambda: [])
+    assert netaddr.no_network("http://localhost:8000/", None, "0.0.0.0")
+    assert netaddr.no_network("http://127.0.0.1:8000/", None, None)
+    assert not netaddr.no_network("http://10.0.0.5:8000/", None, "0.0.0.0")      # a phone reached it: a network
+    assert not netaddr.no_network("http://localhost:8000/", None, "127.0.0.1")   # loopback by choice
+    assert not netaddr.no_network("http://localhost:8000/", "http://pi.example:8000", "0.0.0.0")
+    monkeypatch.setattr(netaddr, "lan_addresses", lambda: ["192.168.1.20"])
+    assert not netaddr.no_network("http://localhost:8000/", None, "0.0.0.0")
+
+
+def test_a_server_on_loopback_only_says_no_network_never(start_server, phone):
+    server = start_server()
+    r = phone(server).get("/api/games/current")
+    assert r.json["id"] is None and r.json["no_network"] is False and r.json["start_url"] == server.origin + "/"

@@ -156,3 +156,22 @@ def test_abandoned_rows_are_listed_without_a_tally(old_server, devices):
     finished = d.page.locator(f'#games li.game[data-game="{made[-1]["id"]}"]')
     assert finished.locator("button").count() == 1
     d.shot("history-abandoned-390", at=f'#games li.game[data-game="{gone["id"]}"]')
+    # No points for an abandoned game (issue 20: listed with "0" for everyone): its seats and its badge only.
+    assert item.locator(".seatline").count() == len(gone["names"])
+    assert item.locator(".pts").count() == 0 and finished.locator(".pts").count() > 0
+
+
+def test_every_standings_column_is_on_a_320_px_screen(old_server, devices):
+    """Issue 20: at 320 px the last column ("Avg. margin", ±) was cut off by the box."""
+    server, _, _ = old_server
+    d = devices(server)
+    sized(d, "320")
+    d.goto("/history")
+    d.page.wait_for_selector("#standings tr[data-key]")
+    cut = d.page.evaluate("""() => {
+      const box = document.getElementById('standings'), t = box.querySelector('table');
+      const right = box.getBoundingClientRect().right;
+      return [...t.querySelectorAll('tr:first-child th')].filter(th => th.getBoundingClientRect().right > right + 1)
+        .map(th => th.textContent);
+    }""")
+    assert cut == [] and d.page.evaluate("() => document.documentElement.scrollWidth") <= 320

@@ -1,0 +1,154 @@
+"""The phone page's first live view on an old and a mid phone (Chromium throttled over CDP), now and at a commit.
+
+    .venv/bin/python benchmarks/bench_phone_throttled.py [ROUNDS] [REV]
+
+Old phone: CPU 6x slower (Emulation.setCPUThrottlingRate), 1.6 Mbps down, 750 kbps up, 150 ms round trip
+(Network.emulateNetworkConditions); mid phone: 4x, 20 Mbps / 5 Mbps, 40 ms. Each load is a fresh context (empty
+cache) of a seated player's page in a game being played, the server pinned to one core. First live view: from
+navigation start to the end of the task that handled the first WebSocket message (bench_pages.py's measure).
+With REV, the same loads against that commit's pages (served from a git archive), interleaved with this tree's,
+so both see the same machine load. Target (issue 20): old phone under 1 s.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_pages import ARGS, CHROMIUM, FIRST_LIVE, api  # noqa: E402
+from server_helpers import LiveServer  # noqa: E402
+
+PHONES = {
+    "old phone (CPU 6x, 1.6 Mbps, 150 ms)": (6, 1.6e6, 0.75e6, 150),
+    "mid phone (CPU 4x, 20 Mbps, 40 ms)": (4, 20e6, 5e6, 40),
+}
+
+
+def tree_at(rev: str, into: Path) -> Path:
+    """That commit's companion, templates and static, as a tree `python -m companion serve` runs from."""
+    data = subprocess.run(["git", "archive", rev, "companion", "templates", "static"], cwd=ROOT,
+                          capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    for name in ("templates", "static"):
+        if not (into / "companion" / name).exists():
+            (into / "companion" / name).symlink_to(into / name)
+    return into
+
+
+class TreeServer(LiveServer):
+    """`python -m companion serve` from another tree (PYTHONPATH), pinned to core 0 like this tree's."""
+
+    def __init__(self, db: Path, tree: Path):
+        super().__init__(db, env={"COMPANION_RATE_LIMIT": "1000", "PYTHONPATH": str(tree),
+                                  "PYTHONDONTWRITEBYTECODE": "1"}, cmd_prefix=("taskset", "-c", "0"))
+        self.tree = tree
+
+    def start(self, timeout: float = 15.0) -> float:
+        import http.client
+        import time
+        t0 = time.perf_counter()
+        out = open(self.log, "ab")
+        self.proc = subprocess.Popen([*self.cmd_prefix, sys.executable, "-m", "companion", "serve", "--host",
+                                      "127.0.0.1", "--port", str(self.port), "--db", str(self.db)],
+                                     stdout=out, stderr=subprocess.STDOUT, env=self.env, start_new_session=True,
+                                     cwd=str(self.tree))
+        out.close()
+        while True:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                c.request("GET", "/api/games/current")
+                c.getresponse().read()
+                c.close()
+                return time.perf_counter() - t0
+            except OSError:
+                if self.proc.poll() is not None or time.perf_counter() - t0 > timeout:
+                    self.kill()
+                    raise RuntimeError(self.log.read_text()[-3000:])
+                time.sleep(0.05)
+
+
+def seated_game(browser, origin: str) -> tuple[str, list]:
+    """A 3-player Expert game being played; the cookies of red's phone."""
+    host = browser.new_context()
+    gid = api(host, origin, "/api/games", {"mode": "expert", "players": ["blue", "red", "white"],
+                                           "removed_districts": ["west"], "seed": 2})["id"]
+    ctxs = {}
+    for c in ("blue", "red", "white"):
+        ctx = host if c == "blue" else browser.new_context()
+        api(ctx, origin, f"/api/games/{gid}/seats/{c}", {"name": c})
+        ctxs[c] = ctx
+    api(host, origin, f"/api/games/{gid}/start")
+    cookies = ctxs["red"].cookies()
+    for ctx in ctxs.values():
+        ctx.close()
+    return gid, cookies
+
+
+def first_live(browser, origin: str, gid: str, cookies: list, phone: tuple) -> float:
+    cpu, down, up, rtt = phone
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    ctx.add_cookies(cookies)
+    page = ctx.new_page()
+    page.add_init_script(FIRST_LIVE)
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": rtt,
+                                                  "downloadThroughput": down / 8, "uploadThroughput": up / 8})
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu})
+    page.goto(f"{origin}/g/{gid}", wait_until="load")
+    page.wait_for_function("() => window.__firstLive !== null", timeout=60000)
+    t = page.evaluate("() => window.__firstLive")
+    ctx.close()
+    return t
+
+
+def main(argv: list[str]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    rounds = int(argv[0]) if argv else 7
+    rev = argv[1] if len(argv) > 1 else None
+    with tempfile.TemporaryDirectory() as tmp:
+        servers = {"this tree": LiveServer(Path(tmp) / "now.sqlite3", env={"COMPANION_RATE_LIMIT": "1000"},
+                                           cmd_prefix=("taskset", "-c", "0"))}
+        if rev:
+            servers[rev] = TreeServer(Path(tmp) / "then.sqlite3", tree_at(rev, Path(tmp) / "then"))
+        for s in servers.values():
+            s.start()
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+                games = {name: seated_game(browser, s.origin) for name, s in servers.items()}
+                times: dict = {(n, p): [] for n in servers for p in PHONES}
+                for _ in range(rounds):
+                    for p, phone in PHONES.items():
+                        for name, s in servers.items():
+                            gid, cookies = games[name]
+                            times[(name, p)].append(first_live(browser, s.origin, gid, cookies, phone))
+                print(f"Chromium {browser.version} headless, throttled over CDP; server pinned to core 0; "
+                      f"{rounds} fresh-context loads each, interleaved; median (min-max) of the first live view.")
+                for p in PHONES:
+                    print(f"\n{p}")
+                    for name in servers:
+                        t = times[(name, p)]
+                        print(f"  {name:>10}: {statistics.median(t) / 1000:.2f} s "
+                              f"({min(t) / 1000:.2f}-{max(t) / 1000:.2f})")
+                browser.close()
+        finally:
+            for s in servers.values():
+                s.kill()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

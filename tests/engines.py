@@ -1,0 +1,320 @@
+"""One phone in each engine phones run: Chromium (Playwright), WebKit (WebKitGTK's MiniBrowser driven by Debian's
+WebKitWebDriver with Selenium, under Xvfb) and Gecko (Debian's firefox-esr over WebDriver BiDi on its own
+--remote-debugging-port, no geckodriver). The same small interface for each: open, run a function, wait, click at a
+point, and the console errors and CSP violations the page caused."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from pages_helpers import ARGS, CHROMIUM
+
+MINIBROWSER = next((p for p in ("/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser",
+                                "/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser") if Path(p).exists()), None)
+WEBKITDRIVER = "/usr/bin/WebKitWebDriver"
+FIREFOX = shutil.which("firefox-esr") or "/usr/bin/firefox-esr"
+
+# Before any page script (Chromium, Gecko), or right after a load (WebKit: classic WebDriver has no preload):
+# a CSP violation, an uncaught error or a rejected promise becomes a console error, and is kept in the page.
+CATCH = """() => {
+  if (window.__caught) return;
+  window.__caught = [];
+  const keep = t => { window.__caught.push(String(t)); };
+  document.addEventListener('securitypolicyviolation', e => { keep('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI); console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI); });
+  window.addEventListener('error', e => keep('error: ' + e.message));
+  window.addEventListener('unhandledrejection', e => keep('unhandled rejection: ' + e.reason));
+  const err = console.error.bind(console);
+  console.error = function () { keep('console.error: ' + [].join.call(arguments, ' ')); return err.apply(null, arguments); };
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Phone:
+    """What a test does with a phone, in any engine."""
+
+    name = ""
+
+    def js(self, fn: str, *args):
+        """Calls the JavaScript function text `fn` with JSON-able `args`; returns its JSON-able result."""
+        raise NotImplementedError
+
+    def open(self, url: str) -> None:
+        raise NotImplementedError
+
+    def reload(self) -> None:
+        raise NotImplementedError
+
+    def size(self, width: int, height: int) -> None:
+        raise NotImplementedError
+
+    def click_at(self, x: float, y: float) -> None:
+        raise NotImplementedError
+
+    def problems(self) -> list[str]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def wait(self, fn: str, *args, timeout: float = 15.0):
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                got = self.js(fn, *args)
+            except Exception:   # a page being replaced (reload, new language) has no script context for a moment
+                got = None
+            if got:
+                return got
+            if time.monotonic() > end:
+                raise AssertionError(f"{self.name}: still false after {timeout} s: {fn} {args}")
+            time.sleep(0.1)
+
+    def click(self, selector: str) -> None:
+        """A real click (pointer down and up) at the middle of the element, scrolled into view first."""
+        x, y = self.js("""s => { const e = document.querySelector(s); e.scrollIntoView({block: 'center'});
+            const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }""", selector)
+        self.click_at(x, y)
+
+
+class ChromiumPhone(Phone):
+    name = "chromium"
+
+    def __init__(self, playwright, width: int, height: int):
+        if not Path(CHROMIUM).exists():
+            pytest.fail(f"Chromium is missing at {CHROMIUM} (apt-get install chromium)", pytrace=False)
+        self.browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        self.ctx = self.browser.new_context(viewport={"width": width, "height": height}, has_touch=True, is_mobile=True)
+        self.page = self.ctx.new_page()
+        self.page.add_init_script("(" + CATCH + ")()")
+        self.seen: list[str] = []
+        self.page.on("console", lambda m: self.seen.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.seen.append(f"page error: {e}"))
+
+    def js(self, fn, *args):
+        return self.page.evaluate(f"(a) => ({fn}).apply(null, a)", list(args))
+
+    def open(self, url):
+        self.page.goto(url)
+
+    def reload(self):
+        self.page.reload()
+
+    def size(self, width, height):
+        self.page.set_viewport_size({"width": width, "height": height})
+
+    def click_at(self, x, y):
+        self.page.touchscreen.tap(x, y)
+
+    def problems(self):
+        return self.seen + (self.js("() => window.__caught || []") or [])
+
+    def close(self):
+        self.browser.close()
+
+
+class Xvfb:
+    """A virtual screen for WebKitGTK's MiniBrowser (it has no headless mode)."""
+
+    def __init__(self):
+        if not shutil.which("Xvfb"):
+            pytest.fail("Xvfb is missing (apt-get install xvfb)", pytrace=False)
+        for n in range(90, 140):
+            if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+                break
+        self.display = f":{n}"
+        self.proc = subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.monotonic() + 10
+        while not Path(f"/tmp/.X11-unix/X{n}").exists():
+            if time.monotonic() > end or self.proc.poll() is not None:
+                raise RuntimeError("Xvfb did not start")
+            time.sleep(0.05)
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+class WebKitPhone(Phone):
+    """WebKitGTK's MiniBrowser, the engine of every iPhone browser's family, under WebDriver classic.
+    Classic WebDriver has no preload script: the catcher is installed after each load (an error during the
+    first script run shows as a page that never goes live, which every step waits for)."""
+
+    name = "webkit"
+
+    def __init__(self, width: int, height: int):
+        if not (MINIBROWSER and Path(WEBKITDRIVER).exists()):
+            pytest.fail("WebKitWebDriver or MiniBrowser is missing (apt-get install webkit2gtk-driver)", pytrace=False)
+        from selenium import webdriver
+        from selenium.webdriver.webkitgtk.options import Options
+        from selenium.webdriver.webkitgtk.service import Service
+
+        self.x = Xvfb()
+        opts = Options()
+        opts.binary_location = MINIBROWSER
+        opts.add_argument("--automation")
+        service = Service(executable_path=WEBKITDRIVER, port=free_port(), env=dict(os.environ, DISPLAY=self.x.display))
+        try:
+            self.d = webdriver.WebKitGTK(options=opts, service=service)
+        except Exception:
+            self.x.stop()
+            raise
+        self.d.set_script_timeout(20)
+        self.size(width, height)
+
+    def js(self, fn, *args):
+        return self.d.execute_script(f"return ({fn}).apply(null, arguments)", *args)
+
+    def _catch(self):
+        self.js(CATCH)
+
+    def open(self, url):
+        self.d.get(url)
+        self._catch()
+
+    def reload(self):
+        self.d.refresh()
+        self._catch()
+
+    def size(self, width, height):
+        # The window holds the page and nothing else in automation mode; corrected once if it does not.
+        self.d.set_window_size(width, height)
+        inner = self.js("() => [innerWidth, innerHeight]") if self.d.current_url.startswith("http") else [width, height]
+        if inner != [width, height]:
+            self.d.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+
+    def click_at(self, x, y):
+        from selenium.webdriver.common.actions.action_builder import ActionBuilder
+
+        ab = ActionBuilder(self.d)
+        ab.pointer_action.move_to_location(int(round(x)), int(round(y))).click()
+        ab.perform()
+
+    def problems(self):
+        return self.js("() => window.__caught || []") or []
+
+    def close(self):
+        try:
+            self.d.quit()
+        finally:
+            self.x.stop()
+
+
+class GeckoPhone(Phone):
+    """Debian's firefox-esr, headless, spoken to over WebDriver BiDi on its own remote debugging port."""
+
+    name = "gecko"
+
+    def __init__(self, width: int, height: int):
+        import websocket   # websocket-client, locked with the test tools
+
+        if not Path(FIREFOX).exists():
+            pytest.fail("firefox-esr is missing (apt-get install firefox-esr)", pytrace=False)
+        self.profile = tempfile.mkdtemp(prefix="gecko-")
+        Path(self.profile, "user.js").write_text('user_pref("browser.shell.checkDefaultBrowser", false);\n'
+                                                 'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n'
+                                                 'user_pref("app.update.disabledForTesting", true);\n')
+        port = free_port()
+        self.proc = subprocess.Popen([FIREFOX, "--headless", "--no-remote", "--profile", self.profile,
+                                      "--remote-debugging-port", str(port), "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        end = time.monotonic() + 60
+        while True:
+            try:
+                self.ws = websocket.create_connection(f"ws://127.0.0.1:{port}/session", suppress_origin=True, timeout=60)
+                break
+            except (OSError, websocket.WebSocketException):
+                if time.monotonic() > end or self.proc.poll() is not None:
+                    self.close()
+                    raise RuntimeError("firefox-esr's WebDriver BiDi port did not answer")
+                time.sleep(0.2)
+        self.n = 0
+        self.seen: list[str] = []
+        self.cmd("session.new", {"capabilities": {}})
+        self.ctx = self.cmd("browsingContext.getTree", {})["contexts"][0]["context"]
+        self.cmd("session.subscribe", {"events": ["log.entryAdded"]})
+        self.cmd("script.addPreloadScript", {"functionDeclaration": CATCH})
+        self.size(width, height)
+
+    def cmd(self, method: str, params: dict) -> dict:
+        self.n += 1
+        self.ws.send(json.dumps({"id": self.n, "method": method, "params": params}))
+        while True:
+            m = json.loads(self.ws.recv())
+            if m.get("method") == "log.entryAdded":
+                e = m["params"]
+                if e.get("level") == "error":
+                    self.seen.append(f"{e.get('type')} error: {e.get('text')}")
+                continue
+            if m.get("id") == self.n:
+                if m.get("type") == "error":
+                    raise AssertionError(f"gecko {method}: {m.get('error')}: {m.get('message')}")
+                return m["result"]
+
+    def js(self, fn, *args):
+        r = self.cmd("script.evaluate", {"expression": f"JSON.stringify(({fn}).apply(null, {json.dumps(list(args))}))",
+                                         "target": {"context": self.ctx}, "awaitPromise": False})
+        if r.get("type") == "exception":
+            raise AssertionError(f"gecko script: {r['exceptionDetails'].get('text')}")
+        value = r["result"].get("value")
+        return None if value is None else json.loads(value)
+
+    def open(self, url):
+        self.cmd("browsingContext.navigate", {"context": self.ctx, "url": url, "wait": "complete"})
+
+    def reload(self):
+        self.cmd("browsingContext.reload", {"context": self.ctx, "wait": "complete"})
+
+    def size(self, width, height):
+        self.cmd("browsingContext.setViewport", {"context": self.ctx, "viewport": {"width": width, "height": height}})
+
+    def click_at(self, x, y):
+        self.cmd("input.performActions", {"context": self.ctx, "actions": [{
+            "type": "pointer", "id": "finger", "parameters": {"pointerType": "mouse"},
+            "actions": [{"type": "pointerMove", "x": int(round(x)), "y": int(round(y)), "origin": "viewport"},
+                        {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
+        self.cmd("input.releaseActions", {"context": self.ctx})
+
+    def problems(self):
+        return self.seen + (self.js("() => window.__caught || []") or [])
+
+    def close(self):
+        try:
+            if getattr(self, "ws", None):
+                try:
+                    self.cmd("session.end", {})
+                except Exception:
+                    pass
+                self.ws.close()
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait(timeout=20)
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def phone(engine: str, playwright, width: int = 390, height: int = 844) -> Phone:
+    if engine == "chromium":
+        return ChromiumPhone(playwright, width, height)
+    if engine == "webkit":
+        return WebKitPhone(width, height)
+    return GeckoPhone(width, height)
+
+
+def wait_live(p: Phone, seq: Optional[int] = None) -> None:
+    p.wait("n => { const a = document.getElementById('app'); return !!a && a.dataset.live === '1' && +(a.dataset.seq ?? -1) >= n; }",
+           -1 if seq is None else seq)
