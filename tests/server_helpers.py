@@ -390,3 +390,8 @@ def score_record(record: dict) -> dict:
                        text=True, timeout=60, cwd=str(ROOT))
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
+
+
+def timeless(view: dict) -> dict:
+    """A view without the host's countdown, the one field that moves with the clock (seconds until a claim)."""
+    return {k: v for k, v in view.items() if k != "host_wait"}

@@ -28,7 +28,8 @@ def test_a_server_refusal_speaks_the_phones_language(server, phone, game, lang):
     assert r.json["error"] == i18n.UI[short]["bad_json"]
 
 
-@pytest.mark.parametrize("lang,words", [("de", ("Rot", "Blau", "am Zug")), ("fr", ("Rouge", "bleu", "tour"))])
+# On its own phone a refusal speaks to the player ("you"), in the phone's language, and names who is to act.
+@pytest.mark.parametrize("lang,words", [("de", ("Du ", "Blau", "am Zug")), ("fr", ("Vous ", "bleu", "tour"))])
 def test_a_rule_refusal_speaks_the_phones_language(server, phone, game, lang, words):
     gid, blue, red = game
     red.lang = lang
@@ -44,14 +45,14 @@ def test_english_when_the_phone_asks_for_a_language_we_lack(server, phone, game)
     gid, blue, red = game
     red.lang = "ja,it;q=0.8"
     r = red.post(f"/api/games/{gid}/actions", {"pass": True})
-    assert "blue" in r.json["error"] and "red" in r.json["error"].lower()
+    assert r.json["error"].startswith("You ") and "blue" in r.json["error"], r
 
 
 def test_the_lang_cookie_wins_over_accept_language(server, phone, game):
     gid, blue, red = game
     red.lang = "de"
     r = red.post(f"/api/games/{gid}/actions", {"pass": True}, headers={"Cookie": f"{red.cookie_header()}; lang=fr"})
-    assert "Rouge" in r.json["error"], r
+    assert r.json["error"].startswith("Vous "), r
 
 
 def test_413_and_404_speak_german_too(server, phone):
