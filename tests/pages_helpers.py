@@ -254,3 +254,16 @@ def expected_tally(lang: str, mode: str, players: list[dict], printed: dict) -> 
     key = "winners_shared" if len(printed["winners"]) > 1 else "winner"
     return {"head": [i18n.t(lang, "letter_" + c) for c in colors], "body": body,
             "winner": i18n.t(lang, key, players=winners)}
+
+
+def shots_at(device, name: str, sizes, at: str = "") -> None:
+    """The page at each size (scrolled to `at`), one file per size, to look at and keep in docs/screenshots."""
+    if not SHOTS:
+        return
+    before = device.page.viewport_size
+    for w, h in sizes:
+        device.page.set_viewport_size({"width": w, "height": h})
+        device.page.wait_for_timeout(150)
+        device.page.evaluate("s => s ? document.querySelector(s).scrollIntoView() : scrollTo(0, 0)", at)
+        device.page.screenshot(path=str(Path(SHOTS) / f"{name}-{w}x{h}.png"))
+    device.page.set_viewport_size(before)

@@ -4,9 +4,8 @@ back, then moved; the display code asked for on the Pi's screen and typed on a p
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from pages_helpers import SHOTS, browser, card_strings, dealt_cards, devices, frame_leaks  # noqa: F401
+from pages_helpers import browser, shots_at, card_strings, dealt_cards, devices, frame_leaks  # noqa: F401
 
 FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000", "COMPANION_HOST_AWAY": "1",
         "COMPANION_SEAT_MOVE_WAIT": "30"}   # the announcement: long enough to reopen a tab and cancel, however slow
@@ -15,15 +14,7 @@ TABLE_SIZES = [(1920, 1080), (1280, 720), (1024, 600)]
 
 
 def shots(device, name: str, table: bool = False, at: str = "") -> None:
-    if not SHOTS:
-        return
-    before = device.page.viewport_size
-    for w, h in (TABLE_SIZES if table else PHONE_SIZES):
-        device.page.set_viewport_size({"width": w, "height": h})
-        device.page.wait_for_timeout(150)
-        device.page.evaluate("s => s ? document.querySelector(s).scrollIntoView() : scrollTo(0, 0)", at)
-        device.page.screenshot(path=str(Path(SHOTS) / f"{name}-{w}x{h}.png"))
-    device.page.set_viewport_size(before)
+    shots_at(device, name, TABLE_SIZES if table else PHONE_SIZES, at)
 
 
 def wait_text(device, selector: str, text: str, timeout: float = 15000) -> None:

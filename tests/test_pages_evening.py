@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import random
 import time
-from pathlib import Path
 
 from companion import i18n
 from companion.game.record import replay
-from pages_helpers import SHOTS, browser, card_strings, dealt_cards, devices, frame_leaks  # noqa: F401
+from pages_helpers import browser, shots_at, card_strings, dealt_cards, devices, frame_leaks  # noqa: F401
 from server_helpers import choose, score_record
 
 FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_HOST_AWAY": "1"}
@@ -18,16 +17,7 @@ TABLE_SIZES = [(1920, 1080), (1280, 720)]
 
 
 def shots(device, name: str, table: bool = False, at: str = "") -> None:
-    """The page at the phone sizes (or the table's), one file per size, to look at and keep in docs/screenshots."""
-    if not SHOTS:
-        return
-    before = device.page.viewport_size
-    for w, h in (TABLE_SIZES if table else PHONE_SIZES):
-        device.page.set_viewport_size({"width": w, "height": h})
-        device.page.wait_for_timeout(150)
-        device.page.evaluate("s => s ? document.querySelector(s).scrollIntoView() : scrollTo(0, 0)", at)
-        device.page.screenshot(path=str(Path(SHOTS) / f"{name}-{w}x{h}.png"))
-    device.page.set_viewport_size(before)
+    shots_at(device, name, TABLE_SIZES if table else PHONE_SIZES, at)
 
 
 def table_display(devices, server):
