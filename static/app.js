@@ -101,8 +101,13 @@ var M = (function () {
       if (ws && (ws.readyState === 0 || ws.readyState === 1)) return;
       var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
         "/api/games/" + encodeURIComponent(gameId) + "/live" + (seq >= 0 ? "?since=" + seq : "");
-      var sock;
-      try { sock = ws = new WebSocket(url); } catch (e) { retry(); return; }
+      var sock, early = window.earlySocket, waiting = [];
+      window.earlySocket = false;   // from now on socket.js (the phone's head) opens nothing
+      if (early && early.url === url && early.ws.readyState <= 1) { sock = ws = early.ws; waiting = early.views; }
+      else {
+        if (early) { try { early.ws.close(); } catch (e) { /* gone already */ } }
+        try { sock = ws = new WebSocket(url); } catch (e) { retry(); return; }
+      }
       sock.onopen = function () { delay = 500; };
       sock.onmessage = function (ev) {
         if (ws !== sock) return;
@@ -120,6 +125,7 @@ var M = (function () {
         if (!closedByUs) retry();
       };
       sock.onerror = function () { try { sock.close(); } catch (e) { /* closing anyway */ } };
+      waiting.forEach(function (ev) { sock.onmessage(ev); });   // what the early socket received before app.js ran
     }
     function retry() {
       clearTimeout(timer);

@@ -317,7 +317,9 @@
     });
   }
 
-  refresh();
+  // The socket brings the first view (socket.js opened it from the head). A plain GET only when it has not come
+  // soon (a network that lets no WebSocket through): asked for at once as well, it drew the page twice on a slow phone.
+  setTimeout(function () { if (!view) refresh(); }, 1500);
   var sock = M.live(gameId, take, function (on) {
     online = on;
     M.connBadge(on);
