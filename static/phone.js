@@ -4,7 +4,7 @@
   var $ = M.$, tr = M.tr, term = M.term;
   var gameId = $("app").getAttribute("data-game");
   var map = new M.Map($("map"));
-  var checker = map.checker($("check"), $("layout-list"));
+  var checker = null;   /* the host's district-by-district check of the tokens: built when a lobby is first shown */
   var view = null, online = false, picked = null, value = null, busy = false, joinColor = null;
   var hooks = [];   /* evening.js: seat moves, the host role, rematch, abandon */
   var dismissed = null, tapTimer = null;   /* the call-over card this phone closed; the refusal toast's timer */
@@ -43,9 +43,12 @@
     reminder();
     map.paint(view);
     M.show($("layout"), view.phase === "lobby");
-    map.list($("layout-list"), view.tokens, view.removed_districts);
+    if (view.phase === "lobby") {   // the token list and its check are shown only there: not rebuilt at every bid
+      map.list($("layout-list"), view.tokens, view.removed_districts);
+      checker = checker || map.checker($("check"), $("layout-list"));
+      checker.update(view.tokens, view.removed_districts);
+    }
     M.show($("check"), !!view.host && view.phase === "lobby");
-    checker.update(view.tokens, view.removed_districts);
     map.mark(myTurn() && online ? view.legal.neighborhoods : null, picked);
     G.callOver($("callover"), view, dismissed, function (key) { dismissed = key; render(); });
     G.undone($("undone"), view);
@@ -326,5 +329,5 @@
     soon();
   });
   window.__phone = { get view() { return view; }, get online() { return online; }, sock: sock,
-    gameId: gameId, post: post, refresh: refresh, say: say, onRender: function (f) { hooks.push(f); if (view) render(); } };
+    gameId: gameId, post: post, refresh: refresh, say: say, onRender: function (f) { hooks.push(f); if (view) f(view, online, busy); } };   // its own part, not the page again
 })();

@@ -1,0 +1,69 @@
+"""Issue 20 item 6, the phone stays quick: its live socket is opened from the page's head and is the only one, the
+first view comes over it alone (no second copy by HTTP drawn again), and the page still comes up without that early
+script or without WebSockets at all."""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from pages_helpers import browser, devices  # noqa: F401
+from test_pages_evening import new_game, seat
+
+FAST = {"COMPANION_RATE_LIMIT": "1000"}
+
+
+def started(start_server, devices):  # noqa: F811
+    """Ann (blue, the host) and Bert (red) seated, the game started; Bert's phone has not opened the page yet."""
+    server = start_server(env=FAST)
+    ann, bert = devices(server, name="Ann"), devices(server, name="Bert")
+    gid = new_game(ann, ["blue", "red"])
+    seat(ann, gid, "blue", "Ann")
+    seat(bert, gid, "red", "Bert")
+    status, view = ann.api("POST", f"/api/games/{gid}/start", {})
+    assert status == 200, view
+    return server, gid, bert, view
+
+
+def watch(device) -> tuple[list, list]:
+    """The sockets the page opens and the paths it asks for, from before it loads."""
+    sockets, asked = [], []
+    device.page.on("websocket", lambda ws: sockets.append(ws.url))
+    device.page.on("request", lambda r: asked.append((r.method, urlsplit(r.url).path)))
+    return sockets, asked
+
+
+def test_the_phone_opens_one_socket_from_its_head_and_takes_its_first_view_from_it(start_server, devices):  # noqa: F811
+    server, gid, bert, view = started(start_server, devices)
+    sockets, asked = watch(bert)
+    bert.goto(f"/g/{gid}")
+    bert.wait_seq(view["seq"])
+    bert.page.wait_for_timeout(2500)   # past the moment the page would ask by HTTP when no view had come
+    # Opened by static/socket.js, an async script in the head, then taken over by app.js: one socket, not two.
+    assert sockets == [f"{server.ws_base}/api/games/{gid}/live"]
+    assert bert.page.eval_on_selector("head script[src$='/static/socket.js']", "s => s.async") is True
+    # The view came once, over the socket: no GET of the same view drawn a second time.
+    assert ("GET", f"/api/games/{gid}") not in asked
+    assert bert.state()["live"] and bert.state()["turn"] is False   # blue (Ann) acts first: Bert's page says so
+    assert bert.text("#status")
+
+
+def test_without_the_early_script_the_page_opens_its_own_socket(start_server, devices):  # noqa: F811
+    server, gid, bert, view = started(start_server, devices)
+    sockets, _ = watch(bert)
+    bert.page.route("**/static/socket.js", lambda route: route.abort())
+    bert.goto(f"/g/{gid}")
+    bert.wait_seq(view["seq"])
+    bert.page.wait_for_timeout(500)
+    assert sockets == [f"{server.ws_base}/api/games/{gid}/live"]
+
+
+def test_a_network_that_lets_no_websocket_through_still_shows_the_game(start_server, devices):  # noqa: F811
+    """The view then comes by a plain GET (greyed, "reconnecting"), a moment after the socket failed to bring it."""
+    server, gid, bert, view = started(start_server, devices)
+    _, asked = watch(bert)
+    bert.page.route_web_socket("**/live*", lambda ws: ws.close())
+    bert.goto(f"/g/{gid}")
+    bert.page.wait_for_function("n => +(document.getElementById('app').dataset.seq ?? -1) === n", arg=view["seq"],
+                                timeout=10000)
+    state = bert.state()
+    assert state["phase"] == "playing" and state["toAct"] == "blue" and not state["live"]
+    assert ("GET", f"/api/games/{gid}") in asked
