@@ -145,9 +145,9 @@ def main(argv: list[str]) -> None:
                                            cmd_prefix=("taskset", "-c", "0"))}
         if rev:
             servers[rev] = TreeServer(Path(tmp) / "then.sqlite3", tree_at(rev, Path(tmp) / "then"))
-        for s in servers.values():
-            s.start()
         try:
+            for s in servers.values():
+                s.start()
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
                 games = {name: seated_game(browser, s.origin) for name, s in servers.items()}
