@@ -1,6 +1,6 @@
 """Issue 20 item 6, the phone stays quick: its live socket is opened from the page's head and is the only one, the
-first view comes over it alone (no second copy by HTTP drawn again), and the page still comes up without that early
-script or without WebSockets at all."""
+first view comes over it alone (no second copy by HTTP drawn again), the page still comes up without that early
+script or without WebSockets at all, and a phone that comes back asks for no script or style again."""
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -39,7 +39,7 @@ def test_the_phone_opens_one_socket_from_its_head_and_takes_its_first_view_from_
     bert.page.wait_for_timeout(2500)   # past the moment the page would ask by HTTP when no view had come
     # Opened by static/socket.js, an async script in the head, then taken over by app.js: one socket, not two.
     assert sockets == [f"{server.ws_base}/api/games/{gid}/live"]
-    assert bert.page.eval_on_selector("head script[src$='/static/socket.js']", "s => s.async") is True
+    assert bert.page.eval_on_selector("head script[src*='/static/socket.js?v=']", "s => s.async") is True
     # The view came once, over the socket: no GET of the same view drawn a second time.
     assert ("GET", f"/api/games/{gid}") not in asked
     assert bert.state()["live"] and bert.state()["turn"] is False   # blue (Ann) acts first: Bert's page says so
@@ -67,3 +67,22 @@ def test_a_network_that_lets_no_websocket_through_still_shows_the_game(start_ser
     state = bert.state()
     assert state["phase"] == "playing" and state["toAct"] == "blue" and not state["live"]
     assert ("GET", f"/api/games/{gid}") in asked
+
+
+def test_a_phone_that_comes_back_loads_no_script_or_style_again(start_server, devices):  # noqa: F811
+    """A reload, Back, or a rematch's new page: only the page and the socket travel (each file kept under its hash)."""
+    server, gid, bert, view = started(start_server, devices)
+    bert.goto(f"/g/{gid}")
+    bert.wait_seq(view["seq"])
+    cdp = bert.ctx.new_cdp_session(bert.page)
+    cdp.send("Network.enable")
+    asked, cached, travelled = {}, set(), set()
+    cdp.on("Network.requestWillBeSent", lambda e: asked.__setitem__(e["requestId"], urlsplit(e["request"]["url"]).path))
+    cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
+    cdp.on("Network.responseReceived", lambda e: None if e["response"].get("fromDiskCache") else travelled.add(e["requestId"]))
+    bert.goto(f"/g/{gid}")
+    bert.wait_seq(view["seq"])
+    statics = {i: p for i, p in asked.items() if p.startswith("/static/") and p.endswith((".js", ".css"))}
+    assert len(set(statics.values())) >= 8, asked   # app.css, map.css, socket.js, map, app, glance, phone, evening
+    assert [p for i, p in statics.items() if i in travelled and i not in cached] == []
+    assert f"/g/{gid}" in asked.values()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from companion.web import api, compress, device, errors, guard, history, pages, throttle
+from companion.web import api, compress, device, errors, guard, history, pages, static_cache, throttle
 
 
 def init_app(app: Flask) -> None:
@@ -11,6 +11,7 @@ def init_app(app: Flask) -> None:
     throttle.init_app(app)     # token buckets per device and per address
     errors.init_app(app)       # every refusal a sentence in the device's language
     compress.init_app(app)
+    static_cache.init_app(app)   # scripts and styles kept a year under their content's hash
     app.register_blueprint(api.bp)
     app.add_url_rule("/api/games/<gid>/live", view_func=api.live, websocket=True)
     app.register_blueprint(pages.bp)
