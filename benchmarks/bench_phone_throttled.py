@@ -153,9 +153,10 @@ def main(argv: list[str]) -> None:
                 games = {name: seated_game(browser, s.origin) for name, s in servers.items()}
                 times: dict = {(n, p): [] for n in servers for p in PHONES}
                 loads = [os.getloadavg()[0]]
-                for _ in range(rounds):
+                for n in range(rounds):
                     for p, phone in PHONES.items():
-                        for name, s in servers.items():
+                        order = list(servers.items())
+                        for name, s in (order if n % 2 == 0 else order[::-1]):   # each goes first every other round
                             gid, cookies = games[name]
                             times[(name, p)].append(first_live(browser, s.origin, gid, cookies, phone))
                     loads.append(os.getloadavg()[0])
@@ -171,6 +172,12 @@ def main(argv: list[str]) -> None:
                         painted = [t[1] / 1000 for t in times[(name, p)]]
                         print(f"  {name:>12}: drawn {statistics.median(drawn):.2f} s ({min(drawn):.2f}-{max(drawn):.2f})"
                               f"   painted {statistics.median(painted):.2f} s ({min(painted):.2f}-{max(painted):.2f})")
+                if rev:   # each round's two loads ran back to back: their difference shrugs off the slower swings of load
+                    print(f"\nPer round, this tree minus {rev} (drawn), median (min-max):")
+                    for p in PHONES:
+                        d = [(a[0] - b[0]) / 1000 for a, b in zip(times[("this tree", p)], times[(rev, p)])]
+                        print(f"  {p}: {statistics.median(d):+.2f} s ({min(d):+.2f} to {max(d):+.2f}), "
+                              f"faster in {sum(x < 0 for x in d)} of {len(d)}")
                 old = [t[0] / 1000 for t in times[("this tree", next(iter(PHONES)))]]
                 print(f"\nOld phone, this tree: drawn {statistics.median(old):.2f} s, "
                       f"{'under' if statistics.median(old) < 1 else 'OVER'} the 1 s target.")
