@@ -114,6 +114,9 @@ def create_app(config: Optional[dict] = None) -> Flask:
         from .history_web import bp as history_bp
 
         app.register_blueprint(history_bp)
+        from .learn import bp as learn_bp
+
+        app.register_blueprint(learn_bp)
     # Outermost: a foreign Host is refused before routing; every answer carries the page policy.
     app.wsgi_app = guard.Guard(app.wsgi_app, lambda: app.config["JOIN_URL"])
     return app

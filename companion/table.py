@@ -13,6 +13,7 @@ from typing import Callable, Optional
 
 from . import codes, history, views
 from .codes import Code
+from .first_game import first_game
 from .timers import Timers
 from .db import Store
 from .game.errors import RuleError
@@ -80,6 +81,7 @@ class Game:
     kiosks: set = field(default_factory=set, repr=False)            # the Pi's own screen (shared): table powers
     banned: set = field(default_factory=set, repr=False)            # devices the host took off a lobby seat
     newcomers: set = field(default_factory=set, repr=False)         # seats taken by devices new at this table
+    first_game: frozenset = frozenset()               # seats in their first game here (companion/first_game.py)
     # In memory only: the address each lobby seat was taken from, addresses taken off a seat, a seat moving
     # to a new phone with the table's confirmation ({"color", "device", "code", "stage", "token"}).
     seat_addresses: dict = field(default_factory=dict, repr=False)
@@ -194,6 +196,7 @@ class Game:
                                "seq": self.seq + 1}
         elif kind == "start":
             self.cards = {c: tuple(v) for c, v in body["cards"].items()}
+            self.first_game = frozenset(body.get("first_game", ()))
             self.state = new_game(self.setup())
         elif kind == "action":
             action = _action(body)
@@ -922,7 +925,11 @@ class Table:
             # A start the replay would refuse must never reach the log: check the whole setup first.
             make_setup(game.mode, [Seat(c, game.names.get(c, ""), *cards[c]) for c in game.colors],
                        game.removed, game.tokens)
-            return self._commit(game, "start", {"cards": cards}, device)
+            body = {"cards": cards}
+            first = first_game(self.store, {c: game.names.get(c) for c in game.colors}, dict(game.devices))
+            if first:
+                body["first_game"] = first   # the hint on their own phone only (views.private)
+            return self._commit(game, "start", body, device)
 
     def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
         game = self.get(gid)

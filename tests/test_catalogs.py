@@ -16,7 +16,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.plurals import PLURALS, get_plural
 from babel.messages.pofile import read_po
 
-from companion import catalogs, i18n, strings
+from companion import catalogs, i18n, learn_text, strings
 from companion.game.errors import MESSAGES
 from pages_helpers import browser  # noqa: F401
 
@@ -42,8 +42,9 @@ def source_messages() -> dict:
 
 def test_babel_finds_every_table_entry_and_the_template_is_up_to_date():
     extracted = source_messages()
-    # every UI key, term, rule sentence and value kind, once each
-    assert len(extracted) == len(strings.UI) + len(strings.TERMS) + len(MESSAGES) + len(strings.KINDS)
+    # every UI key, term, rule sentence, value kind and line of the "How to play" card, once each
+    assert len(extracted) == (len(strings.UI) + len(strings.TERMS) + len(MESSAGES) + len(strings.KINDS)
+                              + len(learn_text.LEARN))
     assert ("setup_title", "New game") in extracted
     assert ("games_found", ("{n} game", "{n} games")) in extracted
     assert ("rule:removed_count", MESSAGES["removed_count"][:2]) in extracted
