@@ -80,7 +80,10 @@ def scenes() -> dict:
     """The examples as game positions on the printed board: the pieces, the lit neighborhoods, what the caption names."""
     board = load_board()
     hoods = board.neighborhoods
-    water = sorted(other for pair in board.across_water if OPEN in pair for other in pair if other != OPEN)
+    here = hoods[OPEN]
+    # Across a lake from the opening bid (both on its shore, no street between): the nearest such shape.
+    water = sorted((other for pair in board.across_water if OPEN in pair for other in pair if other != OPEN),
+                   key=lambda nb: (hoods[nb].x - here.x) ** 2 + (hoods[nb].y - here.y) ** 2)
     outbid_lit = _free_neighbors(OPEN, {OPEN})
     bridge_lit = _free_neighbors(OUTBID, {OPEN, OUTBID})
     (built,) = hoods[BLIND].neighbors    # a blind alley: one way out
