@@ -142,6 +142,8 @@ def test_how_to_play_opens_on_every_phone_in_its_language_only_when_asked_and_fi
     host.goto(f"/g/{gid}")
     host.wait_seq(host.view(gid)["seq"])
     assert not fetched_learn(host), "the phone page's first load fetched the card"
+    if lang == "en":
+        shots_at(host, "phone-lobby-how-to-play", PHONES, at="#lobby")
     card = open_card(host)
     check_card(card, lang)
     assert sorted(urlsplit(u).path for u in fetched_learn(host)) == ["/learn", "/static/learn.css", "/static/learn.js"]
