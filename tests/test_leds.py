@@ -9,8 +9,8 @@ import pytest
 from gpiozero import LED, Device
 from gpiozero.pins.mock import MockFactory
 
-from companion import leds as leds_mod
-from companion.leds import DEFAULT_PINS, Leds, NoLeds, leds_from_env, make_leds, parse_pins, plan
+from companion.pi import leds as leds_mod
+from companion.pi.leds import DEFAULT_PINS, Leds, NoLeds, leds_from_env, make_leds, parse_pins, plan
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
 
@@ -438,7 +438,7 @@ def _wiring_cli(env_extra, *args):
 
     env = {**os.environ, **env_extra}
     env.pop("COMPANION_LEDS", None)
-    return subprocess.run([sys.executable, "-m", "companion.leds", "--step", "0", *args],
+    return subprocess.run([sys.executable, "-m", "companion.pi.leds", "--step", "0", *args],
                           env=env, capture_output=True, text=True, timeout=60)
 
 

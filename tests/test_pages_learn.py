@@ -9,7 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from companion import i18n, learn
+from companion.lang import i18n
+from companion.web import learn
 from companion.game.board import load_board
 from pages_helpers import browser, devices, shots_at  # noqa: F401  (the module's browser fixture)
 

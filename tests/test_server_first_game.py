@@ -1,5 +1,5 @@
 """Issue 19 item 2, on a real server with real sockets: who is in their first game is decided once, at the start
-(no finished game under that name, nor from that device: companion/first_game.py), survives a restart (it is in
+(no finished game under that name, nor from that device: companion/store/first_game.py), survives a restart (it is in
 the start event), and only that player's own phone is told, on its turns until its first bid (companion/views.py)."""
 from __future__ import annotations
 

@@ -11,10 +11,10 @@ from functools import lru_cache
 
 from flask import Blueprint, Response, render_template, request
 
-from . import catalogs, i18n
-from .boardmap import shipped
-from .game.board import TOKEN_KINDS, load_board
-from .learn_text import LEARN
+from companion.game.board import TOKEN_KINDS, load_board
+from companion.lang import catalogs, i18n
+from companion.lang.learn_text import LEARN
+from companion.web.boardmap import shipped
 
 bp = Blueprint("learn", __name__)
 

@@ -2,13 +2,13 @@
 
 A seat is in its first game when no finished game on this Pi had a player of that name (folded as the standings
 fold names: case and accents do not count) and its device never sat or played in a finished game. Both must hold:
-a regular on a new phone, or under a new nickname on their own phone, is not new. Only `views.private` reads the
+a regular on a new phone, or under a new nickname on their own phone, is not new. Only `companion/views.py` (private) reads the
 answer, for the seat's own device, and only to show that phone a hint: no other device is told who is new.
 """
 from __future__ import annotations
 
-from .db import Store
-from .history import fold
+from companion.store.db import Store
+from companion.store.history import fold
 
 # The events a device writes when it sits at a seat or plays from it (a rematch's seats come with its create).
 PLAYED = ("seat", "move", "action")

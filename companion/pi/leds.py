@@ -7,7 +7,7 @@ import threading
 import time
 import warnings
 
-from .game.state import COLORS
+from companion.game.state import COLORS
 
 DEFAULT_PINS = "blue=17,red=27,white=22,gray=23"
 PHASES = ("lobby", "playing", "finished")
@@ -397,11 +397,11 @@ def read_settings(path: str) -> dict[str, str]:
 
 
 def main(argv=None) -> int:
-    """`python -m companion.leds`: light each LED in turn, naming its colour and pin, to check the wiring."""
+    """`python -m companion.pi.leds`: light each LED in turn, naming its colour and pin, to check the wiring."""
     import argparse
     import shutil
 
-    p = argparse.ArgumentParser(prog="python -m companion.leds", description=main.__doc__.split(": ", 1)[1])
+    p = argparse.ArgumentParser(prog="python -m companion.pi.leds", description=main.__doc__.split(": ", 1)[1])
     p.add_argument("--settings", metavar="FILE",
                    help="the service's settings file (e.g. /etc/default/metropolys-companion) to take the pins from")
     p.add_argument("--pins", help=f"colour=GPIO pairs (default: the settings, else {DEFAULT_PINS})")
