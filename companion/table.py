@@ -27,6 +27,7 @@ from companion.live.timers import Timers
 from companion.names import same as same_name
 from companion.store import history
 from companion.store.db import Store
+from companion.store.first_game import first_game
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
 
@@ -81,6 +82,7 @@ class Game:
     kiosks: set = field(default_factory=set, repr=False)            # the Pi's own screen (shared): table powers
     banned: set = field(default_factory=set, repr=False)            # devices the host took off a lobby seat
     newcomers: set = field(default_factory=set, repr=False)         # seats taken by devices new at this table
+    first_game: frozenset = frozenset()               # seats in their first game here (companion/store/first_game.py)
     # In memory only: the address each lobby seat was taken from, addresses taken off a seat, a seat moving
     # to a new phone with the table's confirmation ({"color", "device", "code", "stage", "token"}).
     seat_addresses: dict = field(default_factory=dict, repr=False)
@@ -222,6 +224,7 @@ class Game:
     def on_start(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The game begins: the cards are final and the board is set up."""
         self.cards = {c: tuple(v) for c, v in body["cards"].items()}
+        self.first_game = frozenset(body.get("first_game", ()))
         self.state = new_game(self.setup())
 
     def on_action(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
@@ -950,7 +953,11 @@ class Table:
             # A start the replay would refuse must never reach the log: check the whole setup first.
             make_setup(game.mode, [Seat(c, game.names.get(c, ""), *cards[c]) for c in game.colors],
                        game.removed, game.tokens)
-            return self._commit(game, "start", {"cards": cards}, device)
+            body = {"cards": cards}
+            first = first_game(self.store, {c: game.names.get(c) for c in game.colors}, dict(game.devices))
+            if first:
+                body["first_game"] = first   # the hint on their own phone only (views.private)
+            return self._commit(game, "start", body, device)
 
     def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
         game = self.get(gid)

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from companion.game.rules import could_outbid, legal_actions
 from companion.game.scoring import explain
+from companion.game.state import Bid
 
 
 def public(game) -> dict:
@@ -148,6 +149,10 @@ def private(game, device: Optional[str]) -> dict:
             legal = legal_actions(st)
             view["legal"] = {"neighborhoods": {nb: list(legal.values) for nb in sorted(legal.neighborhoods)},
                              "pass": legal.can_pass}
+            # A first game (companion/store/first_game.py): a hint on this phone at its turns until its first bid.
+            # Only ever in this seat's own view: the table and the other phones are never told who is new.
+            if color in game.first_game and not any(isinstance(a, Bid) and a.player == color for a in game.actions):
+                view["first_game_hint"] = True
     return view
 
 

@@ -359,6 +359,18 @@ var M = (function () {
     c.textContent = on ? "●" : tr("reconnecting");
   }
 
+  /* How to play: a card over the page (which stays live) holding /learn, fetched only the first time it opens. */
+  document.addEventListener("click", function (ev) {
+    var over = $("learn-overlay");
+    if (!over || !ev.target.closest) return;
+    if (ev.target.closest("[data-learn]")) {
+      var frame = $("learn-frame");
+      if (!frame.getAttribute("src")) frame.setAttribute("src", frame.getAttribute("data-src"));
+      over.hidden = false;
+    } else if (ev.target.closest("#learn-close") || ev.target === over) over.hidden = true;
+  });
+  document.addEventListener("keydown", function (ev) { var over = $("learn-overlay"); if (over && ev.key === "Escape") over.hidden = true; });
+
   /* Language switcher: a cookie the server reads, then the page again in that language. */
   document.addEventListener("click", function (ev) {
     var b = ev.target.closest ? ev.target.closest("[data-lang]") : null;

@@ -40,6 +40,7 @@
     $("status").classList.toggle("stale", !online);
     lobby();
     turn();
+    firstHint();
     reminder();
     map.paint(view);
     M.show($("layout"), view.phase === "lobby");
@@ -237,6 +238,27 @@
     if (text) tapTimer = setTimeout(function () { M.show(n, false); }, 5000);
   }
 
+  /* A first game (the server says so, to this phone only, on its turns until its first bid): what to tap, from the
+     call on the board. Turned off on this phone with Hide hints (kept in localStorage: a choice of this device only). */
+  var HINTS = "metropolys-hints";
+  function hintsOn() { try { return localStorage.getItem(HINTS) !== "0"; } catch (e) { return true; } }
+  function setHints(on) { try { localStorage.setItem(HINTS, on ? "1" : "0"); } catch (e) { /* private mode */ } }
+  function firstHint() {
+    var text = "";
+    if (myTurn() && view.first_game_hint && hintsOn()) {
+      var call = view.call || [], last = call[call.length - 1];
+      var open = Object.keys(view.legal.neighborhoods || {}).length > 0;
+      if (!last) text = tr("hint_open");
+      else {
+        var p = view.players.filter(function (q) { return q.color === last.color; })[0];
+        var params = { player: p && p.name ? p.name : M.cap(term(last.color)), value: last.value, nb: last.neighborhood };
+        text = tr(open ? "hint_outbid" : "hint_cannot", params);
+      }
+    }
+    $("first-hint-text").textContent = text;
+    M.show($("first-hint"), !!text);
+  }
+
   function reminder() {
     var r = $("reminder");
     var mineBids = view.you && view.phase === "playing" ? (view.call || []).filter(function (b) { return b.color === view.you.color; }) : [];
@@ -310,6 +332,9 @@
   };
   $("sound").checked = G.soundOn();
   $("sound").onchange = function () { G.setSound($("sound").checked); if ($("sound").checked) { G.wakeAudio(); G.tone(); } };
+  $("hints").checked = hintsOn();
+  $("hints").onchange = function () { setHints($("hints").checked); render(); };
+  $("hints-off").onclick = function () { setHints(false); $("hints").checked = false; render(); };
   $("hide-cards").onclick = function () { M.show($("cards-overlay"), false); };
 
   /* A fresh GET after seat changes: the socket view of a device that just sat down may lag one message. */

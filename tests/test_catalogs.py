@@ -20,7 +20,7 @@ from companion.lang import catalogs
 
 from companion.lang import i18n
 
-from companion.lang import strings
+from companion.lang import learn_text, strings
 from companion.game.errors import MESSAGES
 from pages_helpers import browser  # noqa: F401
 
@@ -46,8 +46,9 @@ def source_messages() -> dict:
 
 def test_babel_finds_every_table_entry_and_the_template_is_up_to_date():
     extracted = source_messages()
-    # every UI key, term, rule sentence and value kind, once each
-    assert len(extracted) == len(strings.UI) + len(strings.TERMS) + len(MESSAGES) + len(strings.KINDS)
+    # every UI key, term, rule sentence, value kind and line of the "How to play" card, once each
+    assert len(extracted) == (len(strings.UI) + len(strings.TERMS) + len(MESSAGES) + len(strings.KINDS)
+                              + len(learn_text.LEARN))
     assert ("setup_title", "New game") in extracted
     assert ("games_found", ("{n} game", "{n} games")) in extracted
     assert ("rule:removed_count", MESSAGES["removed_count"][:2]) in extracted

@@ -17,8 +17,9 @@ DIRECTORY = Path(__file__).with_name("translations")
 DOMAIN = "messages"
 
 # The keyed tables the extractor reads, and the msgctxt prefix of each: UI keys stand alone, the other
-# tables say which one they are. Value kinds are a tuple, each keyed by its English phrase.
-SECTIONS = {"UI": "", "TERMS": "term:", "MESSAGES": "rule:", "KINDS": "kind:"}
+# tables say which one they are. Value kinds are a tuple, each keyed by its English phrase. LEARN is the "How to
+# play" card (companion/lang/learn_text.py), served on its own page and never handed to the page scripts.
+SECTIONS = {"UI": "", "TERMS": "term:", "MESSAGES": "rule:", "KINDS": "kind:", "LEARN": "learn:"}
 
 # What a translator needs to know about a placeholder (written as a translator comment beside the message).
 NOTES = {

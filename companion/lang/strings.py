@@ -200,6 +200,13 @@ UI = {
     "you_passed": "You passed: wait for the end of this call.",
     "turn_title": "Your turn – {title}",
     "sound": "Sound when it is my turn",
+    # How to play (the card itself is companion/learn_text.py, fetched when opened) and the first game's hints
+    "how_to_play": "How to play",
+    "hint_open": "You open this call for proposal: tap any lit neighborhood, then the value of one of your buildings.",
+    "hint_outbid": "Tap a lit neighborhood next to {player}'s {value} on {nb}, then a value higher than {value}; or Pass.",
+    "hint_cannot": "You cannot outbid {player}'s {value} on {nb}: tap Pass.",
+    "hints": "Hints in my first game",
+    "hints_off": "Hide hints",
     "start_here": "Open {url} on a phone to start one.",
     "scan_to_start": "Scan to start a game",
     "class_0": "1-5 small", "class_1": "6-9 medium", "class_2": "10-13 tall",

@@ -41,6 +41,8 @@ CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE INDEX IF NOT EXISTS events_moved ON events (moved);
+-- The games a device sat down in (a few rows per game): who plays their first game here (store/first_game.py).
+CREATE INDEX IF NOT EXISTS events_seats ON events (device) WHERE kind IN ('seat', 'move');
 CREATE TABLE IF NOT EXISTS plays (
     game       TEXT    PRIMARY KEY,
     seq        INTEGER NOT NULL,   -- the event that ended the game

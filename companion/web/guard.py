@@ -18,6 +18,9 @@ from companion.web.errors import refuse
 CSP = "default-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'"
 HEADERS = (("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff"),
            ("Referrer-Policy", "same-origin"))
+# The "How to play" card is the one page our own pages may frame (it opens over the phone page, which stays live).
+FRAMED = ("/learn",)
+FRAMED_HEADERS = tuple((k, v.replace("frame-ancestors 'none'", "frame-ancestors 'self'")) for k, v in HEADERS)
 _NAMES = {h.lower() for h, _ in HEADERS}
 
 
@@ -102,8 +105,10 @@ class Guard:
         if not host_allowed(host, own_names(self.join_url()), _local_addr(environ)):
             return self.refuse(environ, start_response)
 
+        policy = FRAMED_HEADERS if environ.get("PATH_INFO") in FRAMED else HEADERS
+
         def with_headers(status, headers, exc_info=None):
-            headers = [(k, v) for k, v in headers if k.lower() not in _NAMES] + list(HEADERS)
+            headers = [(k, v) for k, v in headers if k.lower() not in _NAMES] + list(policy)
             return start_response(status, headers, exc_info)
 
         return self.app(environ, with_headers)
