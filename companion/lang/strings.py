@@ -14,6 +14,7 @@ TERMS = {
         "bridges": "Bridges", "statues": "Statues", "lakes": "Lakes", "borders": "Borders",
         "districts": "Districts", "chains": "Chains",
         "family": "Family", "expert": "Expert",
+        "small": "small", "medium": "medium", "tall": "tall",
 }
 
 UI = {
