@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from companion.web import api, compress, device, errors, guard, history, pages, throttle
+from companion.web import api, board, compress, device, errors, guard, history, pages, throttle
 
 
 def init_app(app: Flask) -> None:
@@ -15,4 +15,5 @@ def init_app(app: Flask) -> None:
     app.add_url_rule("/api/games/<gid>/live", view_func=api.live, websocket=True)
     app.register_blueprint(pages.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(board.bp)
     guard.init_app(app)        # last, so outermost: a foreign Host is refused before routing
