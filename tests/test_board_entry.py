@@ -123,8 +123,8 @@ def test_every_impossible_entry_is_refused_with_its_sentence_and_changes_nothing
     # A subway card held by a player with fewer subway tokens than another; a card without its tokens.
     f = set_tokens(set_tokens(fb, "blue", [0, 2, 0], BOARD), "red", [0, 3, 1], BOARD)
     e = refused("board_subway_fewer", hold, f, "subway", "blue")
-    assert e.sentence == ("blue cannot hold the subway card with 2 subway tokens when red has 3: "
-                          "it goes to the player with the most")
+    assert e.sentence == ("blue cannot hold the subway card: red has more subway tokens (3 to 2), "
+                          "and it goes to the player with the most")
     refused("board_card_no_token", hold, f, "subway", "white")
     refused("board_card_no_token", hold, f, "archaeological", "blue")
     assert hold(f, "subway", "red").subway_card == "red"

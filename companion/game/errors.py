@@ -57,7 +57,7 @@ MESSAGES = {
     "board_bad_tokens": "{color}'s tokens must be whole numbers, none below 0",
     "board_bad_card": "{card} is not one of the two special cards (subway, archaeological)",
     "board_card_no_token": "{color} cannot hold the {card} card without a single {card} token",
-    "board_subway_fewer": "{color} cannot hold the subway card with {got} subway tokens when {other} has {other_got}: it goes to the player with the most",
+    "board_subway_fewer": "{color} cannot hold the subway card: {other} has more subway tokens ({other_got} to {got}), and it goes to the player with the most",
     "board_not_finished": "nobody has built all 13 buildings yet: the game ends when a player builds the last one",
     "board_two_finished": "{color} and {other} cannot both have built 13 buildings: the game ends at the first",
     "board_tokens_buildings": ("{color} has {count} tokens but only {room} building where a token can lie (not a blind alley)",
