@@ -71,6 +71,7 @@
     map.paint(view);
     if (entering) { join(); pens(); counts(); tokens(); holders(); secret(); }
     M.show($("tally"), entering && view.host);
+    M.show($("join-qr"), entering && view.host);   // the other players scan it to enter their own colour
     if (view.phase === "finished") end();
   }
 
