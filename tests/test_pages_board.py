@@ -224,3 +224,26 @@ def test_every_bad_entry_is_refused_on_the_page_with_its_sentence_and_changes_no
     host.press("#msg")
     host.press("#tally")
     refused("Red has 6 tokens but only 0 buildings where a token can lie (not a blind alley).")
+
+
+@pytest.mark.parametrize("lang", ["de", "fr"])
+def test_the_page_speaks_the_phones_language_and_so_do_its_refusals(server, devices, lang):
+    from companion.game.errors import RuleError
+    from companion.lang import i18n
+
+    host = devices(server, lang=lang)
+    host.page.set_viewport_size({"width": 390, "height": 844})
+    status, made = host.api("POST", "/api/boards", {"mode": "expert", "players": ["blue", "red"],
+                                                   "removed_districts": ["north", "east"]})
+    gid = made["id"]
+    host.goto(f"/score/{gid}")
+    host.page.wait_for_selector("#entry:not([hidden])")
+    text = host.page.inner_text("body")
+    for key in ("score_pen", "score_height", "height_small", "score_tokens", "score_secret", "score_tally"):
+        assert i18n.t(lang, key) in text and i18n.t(lang, key) != i18n.t("en", key)
+    assert "score_" not in text and "height_" not in text
+    out = BOARD.districts["north"][0]
+    host.tap(out)
+    sentence = i18n.error_sentence(lang, RuleError("board_district_removed", neighborhood=out, district="north"))
+    host.page.wait_for_function("t => document.getElementById('msg').textContent === t", arg=sentence)
+    shots_at(host, f"score-refused-{lang}", [(390, 844)])
