@@ -70,6 +70,7 @@ class Game(BoardEvents):
     board: Optional[FinishedBoard] = None              # a game played on the board alone, being typed in to score
     actions: list = field(default_factory=list)
     changes: dict = field(default_factory=dict)       # device -> seat, release, cards and setup events it logged
+    entries: dict = field(default_factory=dict)       # device -> entries it logged on a board scored without the app
     layout: str = "random"                            # how the tokens were chosen: "random" or "hand"
     shown: bool = True                                # took the table display when created
     abandoned: bool = False
@@ -137,6 +138,8 @@ class Game(BoardEvents):
             raise ValueError(f"unknown event kind {kind!r}")
         if kind in ("seat", "release", "cards", "setup"):
             self.changes[device] = self.changes.get(device, 0) + 1
+        elif kind in ("building", "tokens", "holder", "secret"):
+            self.entries[device] = self.entries.get(device, 0) + 1
         on(body, device, after)
         self.seq += 1
         self.rev += 1

@@ -195,3 +195,24 @@ def test_a_phone_enters_its_own_colour_only_and_reads_no_other_secret(server, ph
     assert phone(server).post(f"/api/games/{gid}/board/tokens/blue", {"tokens": [1, 0, 0]}).status == 403
     # The same card entered twice: the host is told two entries clash, never which card.
     assert phones["red"].post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"}).status == 200
+
+
+def test_one_device_enters_at_most_a_thousand_entries_on_one_board(server, phone):
+    """limits.BOARD_ENTRIES_PER_GAME: a tap toggled forever must not grow the log without end (a whole board by
+    one host is about 100 entries)."""
+    from companion.limits import BOARD_ENTRIES_PER_GAME
+
+    host = phone(server)
+    gid = new_board(host, "family", ("blue", "red"), ("north", "east"))
+    nb = BOARD.districts["west"][0]
+    for i in range(BOARD_ENTRIES_PER_GAME):
+        r = host.post(f"/api/games/{gid}/board/buildings", {"neighborhood": nb, "color": None if i % 2 else "blue"})
+        assert r.status == 200, (i, r)
+    events = server.event_count()
+    r = host.post(f"/api/games/{gid}/board/buildings", {"neighborhood": nb, "color": "blue"})
+    assert r.status == 429 and r.json["code"] == "board_full"
+    assert server.event_count() == events
+    # Another phone at the table still enters its own colour.
+    red = phone(server)
+    assert red.post(f"/api/games/{gid}/seats/red", {"name": "Bo"}).status == 200
+    assert red.post(f"/api/games/{gid}/board/tokens/red", {"tokens": [1, 0, 0]}).status == 200

@@ -426,6 +426,7 @@ UI = {
     "board_own_colour": "This phone enters {color} only; the host enters for everyone.",
     "board_taken": "{nb} holds a {color} building: only {color} or the host can change it.",
     "board_no_record": "A game scored from the board has no record of bids.",
+    "board_full": "This device has entered as much as one board may take ({limit}).",
 }
 
 # The kinds of value the API names when a request carries the wrong type (`kind` in bad_type).

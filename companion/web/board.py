@@ -9,7 +9,8 @@ from companion.web.api import view_response
 from companion.web.device import current_table
 from companion.web.fields import OPT_STR, STR, STRS, payload
 from companion.web.pages import page_context, render_page
-from companion.web.throttle import limit_changes, limit_writes
+from companion.limits import BOARD_ENTRIES_PER_GAME
+from companion.web.throttle import limit_actions, limit_writes
 
 bp = Blueprint("board", __name__)
 
@@ -38,8 +39,10 @@ def create_board():
 
 
 def _write(gid: str) -> None:
-    limit_writes()
-    limit_changes(current_table().get(gid))
+    """A tap on the map or a stepper is paced like a bid (a table enters a board quickly), and bounded per game."""
+    limit_actions()
+    if current_table().get(gid).entries.get(g.device, 0) >= BOARD_ENTRIES_PER_GAME:
+        raise Refused(429, "board_full", limit=BOARD_ENTRIES_PER_GAME)
 
 
 @bp.post("/api/games/<gid>/board/buildings")
