@@ -112,7 +112,7 @@ class Game(BoardEvents):
     @property
     def in_progress(self) -> bool:
         """Being played, or a lobby someone sat down in: a new game may not quietly take its table."""
-        return self.phase in ("playing", "board") or (self.phase == "lobby" and bool(self.devices))
+        return self.phase == "playing" or (self.phase in ("lobby", "board") and bool(self.devices))
 
     def can_host(self, device: Optional[str]) -> bool:
         """The host's device, or the Pi's own screen (a display claimed by code is a screen, not a host)."""
@@ -912,7 +912,7 @@ class Table(BoardRequests):
             if rotate:
                 colors = colors[1:] + colors[:1]   # the next player clockwise starts
             options = {"mode": old.mode, "players": colors, "removed_districts": sorted(old.removed),
-                       "deal": old.deal,
+                       "deal": "app" if old.deal == "board" else old.deal,   # a board scored: next, a game played
                        "layout": {"tokens": old.tokens} if old.layout == "hand" else "random"}
             seats = {c: [old.names[c], old.devices[c]] for c in colors if c in old.devices and old.names.get(c)}
             new = self.create(options, old.host, extra={"from": old.id, "seats": seats, "rotate": rotate})

@@ -236,7 +236,8 @@ def test_the_page_speaks_the_phones_language_and_so_do_its_refusals(server, devi
     status, made = host.api("POST", "/api/boards", {"mode": "expert", "players": ["blue", "red"],
                                                    "removed_districts": ["north", "east"]})
     gid = made["id"]
-    host.goto(f"/score/{gid}")
+    host.goto(f"/g/{gid}")   # the table screen's join QR leads here: a board being scored has its own page
+    host.page.wait_for_url(f"**/score/{gid}")
     host.page.wait_for_selector("#entry:not([hidden])")
     text = host.page.inner_text("body")
     for key in ("score_pen", "score_height", "height_small", "score_tokens", "score_secret", "score_tally"):

@@ -126,6 +126,11 @@ def test_the_board_survives_a_restart_exactly(start_server, tmp_path):
     after = Phone(server).view(gid)
     assert after["board"] == before["board"] and after["phase"] == "board"
     assert host.post(f"/api/games/{gid}/board/tally").json["scores"] == explain(final, BOARD)["scores"]
+    # The next game at this table is one played with the app: dealt by the app, a lobby like any other.
+    r = host.post(f"/api/games/{gid}/rematch", {"rotate": False})
+    assert r.status == 200, r
+    new = host.view(r.json["next_game"])
+    assert (new["phase"], new["deal"], new["mode"]) == ("lobby", "app", "family") and "board" not in new
     host.close()
 
 
