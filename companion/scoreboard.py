@@ -6,15 +6,13 @@ each entry checked by game/board_entry.py before it is appended; the tally is th
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from companion.game.board_entry import hold, new_board, place, reveal, set_tokens, tally, to_state
 from companion.game.errors import RuleError
 from companion.game.setup import check_colors, check_mode, check_removed
 from companion.game.state import Seat, State
-
-CARDS = ("subway", "archaeological")
-
 
 def _refused(status: int, key: str, **params) -> Exception:
     from companion.table import Refused   # table.py mixes these classes in: imported when first needed
@@ -46,8 +44,9 @@ class BoardEvents:
         self.state = after if after is not None else to_state(self._named_board())
 
     def _named_board(self):
+        """The board with the names the players sat down with (the history and BG Stats show them)."""
         seats = tuple(Seat(s.color, self.names.get(s.color, ""), s.area, s.neighborhood) for s in self.board.seats)
-        return type(self.board)(**{**self.board.__dict__, "seats": seats})
+        return replace(self.board, seats=seats)
 
 
 class BoardRequests:

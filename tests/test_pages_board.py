@@ -248,3 +248,39 @@ def test_the_page_speaks_the_phones_language_and_so_do_its_refusals(server, devi
     sentence = i18n.error_sentence(lang, RuleError("board_district_removed", neighborhood=out, district="north"))
     host.page.wait_for_function("t => document.getElementById('msg').textContent === t", arg=sentence)
     shots_at(host, f"score-refused-{lang}", [(390, 844)])
+
+
+def test_a_family_board_asks_no_heights_and_tallies_as_the_engine(server, devices):
+    final = finished_game(seed=21, mode="family", colors=("red", "white", "gray"), removed=("west",))
+    host = devices(server, name="host")
+    host.page.set_viewport_size({"width": 320, "height": 568})
+    status, made = host.api("POST", "/api/boards", {"mode": "family", "players": list(final.setup.colors),
+                                                   "removed_districts": ["west"]})
+    gid = made["id"]
+    built = sorted(final.built.items())
+    for nb, b in built[:-1]:   # all but the last building through the API; the last one tapped on the page
+        assert host.api("POST", f"/api/games/{gid}/board/buildings", {"neighborhood": nb, "color": b.player})[0] == 200
+    for i, seat in enumerate(final.setup.seats):
+        assert host.api("POST", f"/api/games/{gid}/board/tokens/{seat.color}",
+                        {"tokens": list(final.collected[i])})[0] == 200
+        assert host.api("POST", f"/api/games/{gid}/board/secret/{seat.color}", {"area": seat.area})[0] == 200
+    for card, holder in (("subway", final.subway_card), ("archaeological", final.archaeological_card)):
+        color = None if holder is None else final.setup.colors[holder]
+        assert host.api("POST", f"/api/games/{gid}/board/holders/{card}", {"color": color})[0] == 200
+    host.goto(f"/score/{gid}")
+    host.page.wait_for_selector("#entry:not([hidden])")
+    assert not host.visible("#heights") and not host.visible("#secret [data-neighborhood]")
+    nb, b = built[-1]
+    host.press(f"[data-pen={b.player}]")
+    seq = host.view(gid)["seq"]
+    host.tap(nb)
+    host.wait_seq(seq + 1)
+    assert built_on(host) == len(final.built)
+    # Family buildings carry no number and no height on the map: the colour alone.
+    assert host.page.eval_on_selector_all("#map .piece.built .pv", "els => els.map(e => e.textContent)") == [""] * len(built)
+    host.press("#tally")
+    host.wait_phase("finished")
+    players = [{"color": c, "name": None} for c in final.setup.colors]
+    shown = expected_tally("en", "family", players, explain(final, BOARD)["scores"])
+    got = tally_on_screen(host)
+    assert got["head"] == shown["head"] and got["body"] == shown["body"]
