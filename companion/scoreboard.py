@@ -39,6 +39,10 @@ class BoardEvents:
         self.board = reveal(self.board, body["color"], body["area"], body.get("neighborhood"))
         self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
 
+    def on_name(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The host names a colour nobody sat down on (the history and the standings count players by name)."""
+        self.names[body["color"]] = body["name"]
+
     def on_tally(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
         self.state = after if after is not None else to_state(self._named_board())
@@ -115,6 +119,19 @@ class BoardRequests:
             # Checked against the decks only, never against another player's cards (that would tell them).
             reveal(game.board, color, area, hood)
             return self._commit(game, "secret", {"color": color, "area": area, "neighborhood": hood}, device)
+
+    def name_colour(self, gid: str, color: str, name: str, device: str) -> str:
+        """A name for a colour no phone holds: the host enters for that player, the history names them."""
+        from companion.names import same
+        game = self._board_game(gid)
+        with game.lock:
+            self._may_enter(game, device, color)
+            self._seat_in_game(game, color)
+            if color in game.devices:
+                raise _refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
+            if any(same(other, name) for c, other in game.names.items() if c != color):
+                raise _refused(409, "name_taken")
+            return self._commit(game, "name", {"color": color, "name": name}, device)
 
     def tally_board(self, gid: str, device: str) -> str:
         """The host asks for the tally: the whole board checked, then scored by the rules core and saved."""

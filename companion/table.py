@@ -138,7 +138,7 @@ class Game(BoardEvents):
             raise ValueError(f"unknown event kind {kind!r}")
         if kind in ("seat", "release", "cards", "setup"):
             self.changes[device] = self.changes.get(device, 0) + 1
-        elif kind in ("building", "tokens", "holder", "secret"):
+        elif kind in ("building", "tokens", "holder", "secret", "name"):
             self.entries[device] = self.entries.get(device, 0) + 1
         on(body, device, after)
         self.seq += 1

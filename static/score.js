@@ -104,11 +104,20 @@
       b.setAttribute("data-pen", p.color);
       box.appendChild(b);
     });
+    // The host names a colour nobody sat down on: the history and the standings count players by name.
+    var holder = view.players.filter(function (p) { return p.color === pen; })[0] || {};
+    M.show($("pen-name-row"), view.host && !holder.seated);
+    if (document.activeElement !== $("pen-name")) $("pen-name").value = holder.name || "";
     M.show($("heights"), view.mode === "expert");
     [].forEach.call(document.querySelectorAll("[data-height]"), function (b) {
       b.setAttribute("aria-pressed", b.getAttribute("data-height") === height ? "true" : "false");
     });
   }
+  $("pen-name-row").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    $("pen-name").blur();
+    post("/board/names/" + pen, { name: $("pen-name").value });
+  });
   [].forEach.call(document.querySelectorAll("[data-height]"), function (b) {
     b.addEventListener("click", function () { height = b.getAttribute("data-height"); render(); });
   });

@@ -13,7 +13,7 @@ import pytest
 from games import BOARD
 from pages_helpers import browser, devices, expected_tally, shots_at, tally_on_screen  # noqa: F401
 from test_board_entry import height_of
-from test_server_board import finished_game
+from test_server_board import NAMES, finished_game
 
 from companion.game.scoring import explain
 
@@ -100,6 +100,11 @@ def test_a_whole_four_player_board_entered_on_two_phones_is_tallied_saved_and_lo
             if s["pen"] != c:
                 count.press(d, f"[data-pen={c}]")
                 s["pen"] = c
+                if d is host:   # the host names the colour it enters for: the history counts players by name
+                    d.page.fill("#pen-name", NAMES[c])
+                    count.taps += 1
+                    count.press(d, "#pen-name-row button[type=submit]")
+                    count.wrote(d)
             if s["height"] != hgt:
                 count.press(d, f"[data-height={hgt}]")
                 s["height"] = hgt
@@ -146,7 +151,7 @@ def test_a_whole_four_player_board_entered_on_two_phones_is_tallied_saved_and_lo
     for d in (host, anna, tv):
         d.wait_phase("finished")
     want = explain(final, BOARD)
-    players = [{"color": c, "name": "Anna" if c == "white" else None} for c in colors]
+    players = [{"color": c, "name": "Anna" if c == "white" else NAMES[c]} for c in colors]
     shown = expected_tally("en", "expert", players, want["scores"])
     for d in (host, anna):
         got = tally_on_screen(d)
@@ -157,6 +162,7 @@ def test_a_whole_four_player_board_entered_on_two_phones_is_tallied_saved_and_lo
     host.page.wait_for_selector("#bgstats-app")
     data = json.loads(parse_qs(urlsplit(host.page.get_attribute("#bgstats-app", "href")).query)["data"][0])
     assert [p["score"] for p in data["players"]] == [want["scores"]["players"][c]["total"] for c in colors]
+    assert [p["name"] for p in data["players"]] == ["Anna" if c == "white" else NAMES[c] for c in colors]
     assert "scored from the board" in data["comments"]
     shots_at(host, "score-tally", [size], at="#end")
     if (w, h) == (390, 844):

@@ -221,3 +221,20 @@ def test_one_device_enters_at_most_a_thousand_entries_on_one_board(server, phone
     red = phone(server)
     assert red.post(f"/api/games/{gid}/seats/red", {"name": "Bo"}).status == 200
     assert red.post(f"/api/games/{gid}/board/tokens/red", {"tokens": [1, 0, 0]}).status == 200
+
+
+def test_the_host_names_the_colours_nobody_sat_down_on(server, phone):
+    final = finished_game(seed=13, mode="family", colors=("blue", "red"), removed=("north", "east"))
+    host, bo = phone(server), phone(server)
+    gid = new_board(host, "family", ("blue", "red"), ("north", "east"))
+    assert bo.post(f"/api/games/{gid}/seats/red", {"name": "Bo"}).status == 200
+    assert host.post(f"/api/games/{gid}/board/names/red", {"name": "Mallory"}).json["code"] == "seat_taken"
+    assert host.post(f"/api/games/{gid}/board/names/blue", {"name": "bo"}).json["code"] == "name_taken"
+    assert bo.post(f"/api/games/{gid}/board/names/blue", {"name": "Ana"}).status == 403
+    assert phone(server).post(f"/api/games/{gid}/board/names/blue", {"name": "Ana"}).status == 403
+    assert host.post(f"/api/games/{gid}/board/names/blue", {"name": "A\u202eB"}).json["code"] == "bad_name"
+    assert host.post(f"/api/games/{gid}/board/names/blue", {"name": "Ana"}).status == 200
+    enter_all(gid, final, {"blue": host, "red": bo}, host)
+    assert host.post(f"/api/games/{gid}/board/tally").status == 200
+    row = next(g for g in host.get("/api/history").json["games"] if g["id"] == gid)
+    assert [p["name"] for p in row["players"]] == ["Ana", "Bo"]

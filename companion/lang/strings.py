@@ -399,6 +399,7 @@ UI = {
     "score_your_name": "Your name",
     "score_host_all": "Enter for everyone (host)",
     "score_pen": "Entering for",
+    "score_pen_name": "This player's name",
     "score_height": "Height",
     "height_small": "small 1-5", "height_medium": "medium 6-9", "height_tall": "tall 10-13",
     "height_short_small": "S", "height_short_medium": "M", "height_short_tall": "T",
