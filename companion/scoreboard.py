@@ -148,5 +148,9 @@ class BoardRequests:
                     # Two seats entered one card: said without naming the card, which is someone's secret.
                     raise _refused(409, "cards_clash") from None
                 raise
+            unnamed = [c for c in game.colors if not game.names.get(c)]
+            if unnamed:
+                # Every seat of a played game has a name; so does a board's, or the standings would count "blue".
+                raise _refused(409, "board_unnamed", color=unnamed[0])
             after = to_state(game._named_board())
             return self._commit(game, "tally", {}, device, after=after)

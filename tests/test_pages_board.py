@@ -270,6 +270,7 @@ def test_a_family_board_asks_no_heights_and_tallies_as_the_engine(server, device
         assert host.api("POST", f"/api/games/{gid}/board/tokens/{seat.color}",
                         {"tokens": list(final.collected[i])})[0] == 200
         assert host.api("POST", f"/api/games/{gid}/board/secret/{seat.color}", {"area": seat.area})[0] == 200
+        assert host.api("POST", f"/api/games/{gid}/board/names/{seat.color}", {"name": NAMES[seat.color]})[0] == 200
     for card, holder in (("subway", final.subway_card), ("archaeological", final.archaeological_card)):
         color = None if holder is None else final.setup.colors[holder]
         assert host.api("POST", f"/api/games/{gid}/board/holders/{card}", {"color": color})[0] == 200
@@ -286,7 +287,7 @@ def test_a_family_board_asks_no_heights_and_tallies_as_the_engine(server, device
     assert host.page.eval_on_selector_all("#map .piece.built .pv", "els => els.map(e => e.textContent)") == [""] * len(built)
     host.press("#tally")
     host.wait_phase("finished")
-    players = [{"color": c, "name": None} for c in final.setup.colors]
+    players = [{"color": c, "name": NAMES[c]} for c in final.setup.colors]
     shown = expected_tally("en", "family", players, explain(final, BOARD)["scores"])
     got = tally_on_screen(host)
     assert got["head"] == shown["head"] and got["body"] == shown["body"]

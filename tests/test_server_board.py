@@ -120,6 +120,10 @@ def test_the_board_survives_a_restart_exactly(start_server, tmp_path):
     host = Phone(server)
     gid = new_board(host, "family", final.setup.colors, final.setup.removed_districts)
     enter_all(gid, final, {c: host for c in final.setup.colors}, host)
+    r = host.post(f"/api/games/{gid}/board/tally")
+    assert r.status == 409 and r.json["code"] == "board_unnamed"   # the standings count players by name
+    for c in final.setup.colors:
+        assert host.post(f"/api/games/{gid}/board/names/{c}", {"name": NAMES[c]}).status == 200
     before = host.view(gid)
     server.kill()
     server.start()

@@ -427,6 +427,7 @@ UI = {
     "board_own_colour": "This phone enters {color} only; the host enters for everyone.",
     "board_taken": "{nb} holds a {color} building: only {color} or the host can change it.",
     "board_no_record": "A game scored from the board has no record of bids.",
+    "board_unnamed": "Name every player before the tally: {color} has no name yet (the standings count players by name).",
     "board_full": "This device has entered as much as one board may take ({limit}).",
 }
 
