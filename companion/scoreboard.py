@@ -14,6 +14,7 @@ from companion.game.errors import RuleError
 from companion.game.setup import check_colors, check_mode, check_removed
 from companion.game.state import Seat, State
 
+
 def _refused(status: int, key: str, **params) -> Exception:
     from companion.table import Refused   # table.py mixes these classes in: imported when first needed
     return Refused(status, key, **params)
