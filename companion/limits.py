@@ -23,6 +23,7 @@
 | WRITES_PER_ADDRESS_FACTOR, WRITE_BURST_PER_ADDRESS | 5x, 150 | web/throttle.py | the same per address, for devices that drop their cookie |
 | LOBBY_LIMIT | 5 | web/api.py (config) | games one device hosts that have not started (twice that per address) |
 | CHANGES_PER_GAME | 100 | web/throttle.py | seat claims, renames, releases, cards and setups one device logs in one game |
+| BOARD_ENTRIES_PER_GAME | 1000 | web/board.py | buildings, tokens, card holders and secret cards one device enters in one board scored without the app (a whole 4-player board by one host is about 100, corrections included a few more) |
 | LAYOUTS_PER_DEVICE, LAYOUTS_IN_ALL | 20, 200 | web/api.py | saved layouts: a host reuses a handful; cookies can be thrown away |
 | NAME_LENGTH | 24 | names.py | the forms' maxlength says the same |
 | FREE_TRIES, MAX_WAIT, FORGET | 3, 60 s, 1 h | codes.py | wrong codes: free typos, then a doubling wait per device and address |
@@ -61,6 +62,7 @@ WRITES_PER_ADDRESS_FACTOR = 5
 WRITE_BURST_PER_ADDRESS = 150
 LOBBY_LIMIT = 5
 CHANGES_PER_GAME = 100
+BOARD_ENTRIES_PER_GAME = 1000
 LAYOUTS_PER_DEVICE = 20
 LAYOUTS_IN_ALL = 200
 NAME_LENGTH = 24

@@ -14,6 +14,7 @@ from typing import Callable, Optional
 from companion import codes, views
 from companion.codes import Code
 from companion.game.board import PERIPHERAL, load_board
+from companion.game.board_entry import FinishedBoard, new_board
 from companion.game.errors import RuleError
 from companion.game.record import to_record
 from companion.game.rules import apply, legal_actions, new_game
@@ -25,6 +26,7 @@ from companion.limits import OWN
 from companion.live.hub import Hub
 from companion.live.timers import Timers
 from companion.names import same as same_name
+from companion.scoreboard import BoardEvents, BoardRequests
 from companion.store import history
 from companion.store.db import Store
 from companion.store.first_game import first_game
@@ -48,7 +50,7 @@ def device_id(cookie: str) -> str:
 
 
 @dataclass
-class Game:
+class Game(BoardEvents):
     """One game in memory: rebuilt from its log when first needed, then kept in step with it.
 
     It keeps its current state and its actions, not every state in between: undo replays from the setup.
@@ -66,8 +68,10 @@ class Game:
     devices: dict = field(default_factory=dict)       # colour -> device id
     cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
     state: Optional[State] = None                      # None in the lobby
+    board: Optional[FinishedBoard] = None              # a game played on the board alone, being typed in to score
     actions: list = field(default_factory=list)
     changes: dict = field(default_factory=dict)       # device -> seat, release, cards and setup events it logged
+    entries: dict = field(default_factory=dict)       # device -> entries it logged on a board scored without the app
     layout: str = "random"                            # how the tokens were chosen: "random" or "hand"
     shown: bool = True                                # took the table display when created
     abandoned: bool = False
@@ -104,13 +108,13 @@ class Game:
         if self.abandoned:
             return "abandoned"
         if self.state is None:
-            return "lobby"
+            return "lobby" if self.board is None else "board"
         return "finished" if self.state.finished else "playing"
 
     @property
     def in_progress(self) -> bool:
         """Being played, or a lobby someone sat down in: a new game may not quietly take its table."""
-        return self.phase == "playing" or (self.phase == "lobby" and bool(self.devices))
+        return self.phase == "playing" or (self.phase in ("lobby", "board") and bool(self.devices))
 
     def can_host(self, device: Optional[str]) -> bool:
         """The host's device, or the Pi's own screen (a display claimed by code is a screen, not a host)."""
@@ -136,6 +140,8 @@ class Game:
             raise ValueError(f"unknown event kind {kind!r}")
         if kind in ("seat", "release", "cards", "setup"):
             self.changes[device] = self.changes.get(device, 0) + 1
+        elif kind in ("building", "tokens", "holder", "secret", "name"):
+            self.entries[device] = self.entries.get(device, 0) + 1
         on(body, device, after)
         self.seq += 1
         self.rev += 1
@@ -146,6 +152,8 @@ class Game:
         self._configure(body)
         self.shown = body.get("shown", True)
         self.from_game = body.get("from")
+        if body.get("board"):
+            self.board = new_board(self.mode, [Seat(c) for c in self.colors], self.removed)
         for color, (name, holder) in (body.get("seats") or {}).items():
             self.devices[color], self.names[color] = holder, name
 
@@ -298,7 +306,7 @@ def _action(body: dict) -> Action:
     return Bid(body["player"], body["bid"], body["value"])
 
 
-class Table:
+class Table(BoardRequests):
     """The games on this Pi being played (ended ones are read from SQLite when opened), the log, listeners, LEDs."""
 
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
@@ -446,7 +454,12 @@ class Table:
 
     def _summary(self, game: Game, state: Optional[State], status: Optional[str] = None) -> dict:
         status = status or ("finished" if state is not None and state.finished else game.phase)
-        return history.summarize(game.id, state, status, game.names, game.mode, game.colors)
+        summary = history.summarize(game.id, state, status, game.names, game.mode, game.colors)
+        if game.board is not None:
+            summary["from_board"] = True   # scored from the board: no bids, no record of moves
+            for seat in summary["players"]:
+                seat["start"] = False          # nobody knows who opened the first call
+        return summary
 
     def view_json(self, gid: str, device: Optional[str]) -> str:
         """This device's view of a game, as the JSON text its socket gets too."""
@@ -496,7 +509,7 @@ class Table:
         st = game.state
         winners = views.public(game).get("scores", {}).get("winners", []) if st and st.finished else []
         call_winner = st.last_call.player if call_ended and st and st.last_call else None
-        self.leds.show(game.phase, [c for c in game.colors if c in game.devices],
+        self.leds.show("lobby" if game.phase == "board" else game.phase, [c for c in game.colors if c in game.devices],
                        st.to_act_color if st else None, winners, call_winner)
 
     # -- what devices may ask --
@@ -505,6 +518,10 @@ class Table:
         """A new game; it takes the table display only if no game is in progress there, or its host asks."""
         body = self._check_options(options)
         body.update(extra or {})
+        return self.create_from(body, device)
+
+    def create_from(self, body: dict, device: str) -> Game:
+        """A new game from its checked create event (a game to play, or a board to score)."""
         with self._lock:
             gid = codes.new(codes.GAME_LENGTH)
             while gid in self.games or self.store.exists(gid):
@@ -563,7 +580,7 @@ class Table:
         mine = game.seat_of(device)
         if mine is not None and mine != color:
             raise Refused(409, "one_seat", color=mine)
-        if mine is None and device == game.host and game.phase != "lobby":
+        if mine is None and device == game.host and game.phase not in ("lobby", "board"):
             raise Refused(403, "host_no_seat")   # issue 14: the host reads no seat's cards
         if device in game.banned or (_counted(address) and address in game.banned_addresses):
             raise Refused(403, "removed_here")
@@ -594,7 +611,7 @@ class Table:
                 # Said, never hidden: the page asks to pick again, it never seats anyone elsewhere.
                 raise Refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
             self._may_sit(game, color, device, address)
-            if holder is None and game.phase != "lobby":
+            if holder is None and game.phase not in ("lobby", "board"):
                 # A started game's free seat holds cards: only its own phone's code or the table's confirmation.
                 raise Refused(403, "code_needed", color=color)
             if holder is None and _counted(address) and any(
@@ -879,7 +896,7 @@ class Table:
         game = self.get(gid)
         with game.lock:
             self._host_only(game, device)
-            if game.phase not in ("lobby", "playing"):
+            if game.phase not in ("lobby", "playing", "board"):
                 raise Refused(409, "not_playing")
             if codes.normal(confirm) != codes.normal(game.id):
                 raise Refused(400, "confirm_game", game=game.id)
@@ -898,7 +915,7 @@ class Table:
             if rotate:
                 colors = colors[1:] + colors[:1]   # the next player clockwise starts
             options = {"mode": old.mode, "players": colors, "removed_districts": sorted(old.removed),
-                       "deal": old.deal,
+                       "deal": "app" if old.deal == "board" else old.deal,   # a board scored: next, a game played
                        "layout": {"tokens": old.tokens} if old.layout == "hand" else "random"}
             seats = {c: [old.names[c], old.devices[c]] for c in colors if c in old.devices and old.names.get(c)}
             new = self.create(options, old.host, extra={"from": old.id, "seats": seats, "rotate": rotate})
@@ -988,6 +1005,8 @@ class Table:
     def record(self, gid: str) -> dict:
         game = self.get(gid)
         with game.lock:
+            if game.board is not None:
+                raise Refused(409, "board_no_record")   # scored from the board: no bids were ever recorded
             if game.phase == "abandoned" and game.state is not None:
                 # The actions so far: `companion score` replays them to the state the game stopped in.
                 return to_record(game.state.setup, game.actions)

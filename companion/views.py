@@ -96,8 +96,31 @@ def public(game) -> dict:
             view["tiebreak"] = ex["tiebreak"]
             view["revealed"] = {s.color: {"area": s.area, "neighborhood": s.neighborhood}
                                 for s in st.setup.seats}
+    if game.board is not None:
+        _board(game, view)
     game._public = (game.rev, view)
     return view
+
+
+def _board(game, view: dict) -> None:
+    """A board scored without the app: what was entered, in public; of the secret cards only who has entered them.
+
+    The values behind it are stand-ins (the board gives heights, never numbers): no view shows them."""
+    fb = game.board
+    view["from_board"] = True
+    view["board"] = {
+        "buildings": {nb: {"color": c, "height": h} for nb, (c, h) in sorted(fb.buildings.items())},
+        "tokens": {c: dict(zip(("trendy", "subway", "archaeological"), fb.held(c))) for c in fb.colors},
+        "subway_card": fb.subway_card,
+        "archaeological_card": fb.archaeological_card,
+        "cards_entered": [s.color for s in fb.seats if s.area is not None],
+    }
+    view["built"] = {nb: {"color": c, "height": h} for nb, (c, h) in fb.buildings.items()}
+    for p in view["players"]:
+        p["values"] = []
+        p["buildings"] = len(fb.built_by(p["color"]))
+        p["tokens"] = view["board"]["tokens"][p["color"]]
+    view["subway_card"], view["archaeological_card"] = fb.subway_card, fb.archaeological_card
 
 
 def view(game, device: Optional[str]) -> dict:
@@ -157,7 +180,7 @@ def private(game, device: Optional[str]) -> dict:
 
 
 HISTORY_FIELDS = ("id", "status", "mode", "date", "started_at", "ended_at", "duration_min", "players", "winners",
-                  "tiebreak", "calls")
+                  "tiebreak", "calls", "from_board")
 HISTORY_PLAYER = ("color", "name", "score", "buildings", "rank", "winner", "start")
 
 

@@ -174,6 +174,7 @@ var M = (function () {
     node.className = "status";
     node.textContent = "";
     if (view.phase === "lobby") { node.textContent = tr("lobby"); return; }
+    if (view.phase === "board") { node.textContent = tr("table_scoring"); return; }
     if (view.phase === "finished") { node.textContent = tr("game_over"); node.classList.add("over"); return; }
     if (view.phase === "abandoned") { node.textContent = tr("abandoned_title"); node.classList.add("over"); return; }
     if (!view.to_act) return;
@@ -319,6 +320,7 @@ var M = (function () {
       });
       node.appendChild(div);
     });
+    if (view.from_board) return;   // scored from the board: no bids were recorded
     var a = el("a", "btn big", tr("download"));
     a.href = "/api/games/" + encodeURIComponent(gameId) + "/record";
     a.setAttribute("download", "metropolys-" + gameId + ".json");

@@ -18,7 +18,8 @@
     head.appendChild(el("span", "", when(e)));
     head.appendChild(el("span", "", M.term(e.mode)));
     if (e.status === "abandoned") head.appendChild(el("span", "badge", tr("status_abandoned")));
-    head.appendChild(el("span", "meta", tr("minutes", { n: e.duration_min }) + " · " + tr("calls_n", { n: e.calls })));
+    if (e.from_board) head.appendChild(el("span", "badge", tr("from_board")));
+    if (!e.from_board) head.appendChild(el("span", "meta", tr("minutes", { n: e.duration_min }) + " · " + tr("calls_n", { n: e.calls })));
     li.appendChild(head);
     var seats = el("div", "gseats");
     var over = e.status === "finished";   // an abandoned game: seat order and the points so far, no ranks
@@ -43,10 +44,12 @@
       open.addEventListener("click", function () { tally(e.id); });
       tools.appendChild(open);
     }
-    var rec = el("a", "btn small", tr("record_json"));
-    rec.href = "/api/games/" + encodeURIComponent(e.id) + "/record";
-    rec.setAttribute("download", "metropolys-" + e.id + ".json");
-    tools.appendChild(rec);
+    if (!e.from_board) {   // scored from the board: no bids, no record
+      var rec = el("a", "btn small", tr("record_json"));
+      rec.href = "/api/games/" + encodeURIComponent(e.id) + "/record";
+      rec.setAttribute("download", "metropolys-" + e.id + ".json");
+      tools.appendChild(rec);
+    }
     li.appendChild(tools);
     return li;
   }

@@ -13,6 +13,11 @@ var BoardMap = (function () {
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
+  /* A board scored from the table gives heights, never numbers: S, M or T (nothing in Family). */
+  function heightMark(height) {
+    var S = window.M && M.S;
+    return height ? (S && S.ui["height_short_" + height]) || height.charAt(0).toUpperCase() : "";
+  }
   function letterOf(color) {
     var S = window.M && M.S;
     return (S && S.ui["letter_" + color]) || color.charAt(0).toUpperCase();
@@ -57,7 +62,7 @@ var BoardMap = (function () {
       var tok = (view.tokens || {})[nb];
       if (tok && h.token) h.slot.appendChild(token(nb, tok, h.token));
       var built = (view.built || {})[nb], piece = null;
-      if (built) piece = h.slot.appendChild(building(nb, built.color, built.value, h.piece));
+      if (built) piece = h.slot.appendChild(building(nb, built.color, built.value != null ? built.value : heightMark(built.height), h.piece));
       else if (bids[nb]) piece = h.slot.appendChild(bidPiece(nb, bids[nb].b.color, bids[nb].b.value, h.piece, bids[nb].last));
       if (this.fresh) this.markFresh(nb, piece, first, built ? "built:" + built.color + ":" + built.value :
                                       bids[nb] ? "bid:" + bids[nb].b.color + ":" + bids[nb].b.value : "");

@@ -15,6 +15,7 @@
 
   function take(next) {
     if (!next || typeof next !== "object" || !next.phase) return;
+    if (next.phase === "board") { location.replace("/score/" + encodeURIComponent(gameId)); return; }   // its own page
     if (view && typeof next.seq === "number" && typeof view.seq === "number" && next.seq < view.seq) return;
     var moved = !view || next.seq !== view.seq;
     view = next;

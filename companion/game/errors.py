@@ -47,6 +47,23 @@ MESSAGES = {
     "token_district_count": ("the {district} district takes {need} token, not {got}",
                              "the {district} district takes {need} tokens, not {got}", "need"),
     "bad_record": "{detail}",
+    # a finished board typed in (board_entry)
+    "board_unknown_neighborhood": "there is no neighborhood {neighborhood} on the board",
+    "board_district_removed": "no building can stand on {neighborhood}: the {district} district is not in play",
+    "board_height_missing": "say how tall the building on {neighborhood} is: small (1-5), medium (6-9) or tall (10-13)",
+    "board_too_many": "{color} has only 13 buildings, not {count}",
+    "board_too_many_height": ("{color} has only {have} {height} building, not {count}",
+                              "{color} has only {have} {height} buildings, not {count}", "have"),
+    "board_bad_tokens": "{color}'s tokens must be whole numbers, none below 0",
+    "board_bad_card": "{card} is not one of the two special cards (subway, archaeological)",
+    "board_card_no_token": "{color} cannot hold the {card} card without a single {card} token",
+    "board_subway_fewer": "{color} cannot hold the subway card: {other} has more subway tokens ({other_got} to {got}), and it goes to the player with the most",
+    "board_not_finished": "nobody has built all 13 buildings yet: the game ends when a player builds the last one",
+    "board_two_finished": "{color} and {other} cannot both have built 13 buildings: the game ends at the first",
+    "board_tokens_buildings": ("{color} has {count} tokens but only {room} building where a token can lie (not a blind alley)",
+                               "{color} has {count} tokens but only {room} buildings where a token can lie (not a blind alley)", "room"),
+    "board_card_nobody": "someone must hold the {card} card: {color} has {card} tokens",
+    "board_cards_missing": "{color}'s secret cards are not entered yet",
 }
 
 

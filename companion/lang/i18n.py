@@ -51,7 +51,7 @@ def _form(lang: str, text, source, params: dict) -> str:
 
 
 # Parameters that carry a game term; `cards` is a comma-separated list of terms.
-_TERM_PARAMS = ("player", "to_act", "owner", "color", "district", "kind", "mode", "card", "a", "b")
+_TERM_PARAMS = ("player", "to_act", "owner", "color", "district", "kind", "mode", "card", "a", "b", "other", "height")
 
 
 def pick_lang(request) -> str:

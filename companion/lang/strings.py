@@ -14,6 +14,7 @@ TERMS = {
         "bridges": "Bridges", "statues": "Statues", "lakes": "Lakes", "borders": "Borders",
         "districts": "Districts", "chains": "Chains",
         "family": "Family", "expert": "Expert",
+        "small": "small", "medium": "medium", "tall": "tall",
 }
 
 UI = {
@@ -395,6 +396,46 @@ UI = {
     "bad_merge": "Give two names; a name cannot count as a name that counts as it.",
     "bgstats_app": "Log this play in BG Stats",
     "bgstats_web": "BG Stats (web link)",
+    # score a game played on the board alone (/score)
+    "score_door": "Score a game played on the board",
+    "score_title": "Score a finished board",
+    "score_intro": "For a game played without phones: enter the finished board and the app tallies it by the rules.",
+    "score_colors": "Colours at the table",
+    "score_begin": "Enter the board",
+    "score_join": "Which colour are you?",
+    "score_your_name": "Your name",
+    "score_host_all": "Enter for everyone (host)",
+    "score_pen": "Entering for",
+    "score_pen_name": "This player's name",
+    "score_height": "Height",
+    "height_small": "small 1-5", "height_medium": "medium 6-9", "height_tall": "tall 10-13",
+    "height_short_small": "S", "height_short_medium": "M", "height_short_tall": "T",
+    "score_map_hint": "Tap each neighborhood with a building of this colour; tap it again to take it off.",
+    "score_count": "{n} of 13 buildings",
+    "score_count_heights": "{small} small, {medium} medium, {tall} tall",
+    "score_tokens": "Tokens taken",
+    "score_less": "one less", "score_more": "one more",
+    "score_cards": "Subway and archaeological site cards",
+    "score_holder": "Who holds the {card} card?",
+    "score_nobody": "Nobody",
+    "score_secret": "Secret cards",
+    "score_secret_hint": "Each player enters their own on their phone (nobody else sees them before the tally), or the host enters them all.",
+    "score_secret_saved": "Saved: {cards}",
+    "score_entered": "Cards entered",
+    "score_not_entered": "Cards not entered yet",
+    "score_tally": "Tally the board",
+    "score_saved": "Scored from the board and saved to the history.",
+    "score_open_history": "Open the history",
+    "table_scoring": "Scoring a board played without phones",
+    "from_board": "scored from the board",
+    # refusals
+    "not_a_board": "This game was played with the app, not scored from the board.",
+    "board_scored": "This board has been tallied: nothing more can be entered.",
+    "board_own_colour": "This phone enters {color} only; the host enters for everyone.",
+    "board_taken": "{nb} holds a {color} building: only {color} or the host can change it.",
+    "board_no_record": "A game scored from the board has no record of bids.",
+    "board_unnamed": "Name every player before the tally: {color} has no name yet (the standings count players by name).",
+    "board_full": "This device has entered as much as one board may take ({limit}).",
 }
 
 # The kinds of value the API names when a request carries the wrong type (`kind` in bad_type).
@@ -409,4 +450,5 @@ KINDS = (
     '"app" or "physical"',
     '"random" or {"tokens": {...}}',
     'an object from neighborhood to token kind',
+    'three whole numbers',
 )

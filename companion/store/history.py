@@ -72,7 +72,7 @@ def record_play(summary: dict, seq: int) -> Also:
             "INSERT OR REPLACE INTO plays (game, seq, status, mode, created_at, started_at, ended_at, summary) "
             "VALUES (?, ?, ?, ?, "
             "coalesce((SELECT at FROM events WHERE game = ? AND seq = 1), ?), "
-            "(SELECT at FROM events WHERE game = ? AND kind = 'start' ORDER BY seq DESC LIMIT 1), "
+            "(SELECT at FROM events WHERE game = ? AND kind IN ('start', 'tally') ORDER BY seq DESC LIMIT 1), "
             "coalesce((SELECT at FROM events WHERE game = ? AND seq = ?), ?), ?)",
             (gid, seq, summary["status"], summary["mode"], gid, at, gid, gid, seq, at,
              json.dumps(summary, separators=(",", ":"))))
@@ -132,7 +132,8 @@ def _entry(row) -> dict:
     begun = started if started is not None else created
     return {"id": gid, "status": status, "mode": mode, "started_at": begun, "ended_at": ended,
             "date": _utc(begun), "duration_min": max(0, round((ended - begun) / 60)),
-            "players": s["players"], "winners": s["winners"], "tiebreak": s["tiebreak"], "calls": s["calls"]}
+            "players": s["players"], "winners": s["winners"], "tiebreak": s["tiebreak"], "calls": s["calls"],
+            "from_board": s.get("from_board", False)}
 
 
 _COLS = "game, status, mode, created_at, started_at, ended_at, summary"
@@ -229,7 +230,8 @@ def comment(entry: dict) -> str:
     if entry["status"] != "finished":
         return "Abandoned before the end"
     names = [p["name"] for p in entry["players"] if p["winner"]]
-    return f"Winner{'s' if len(names) > 1 else ''}: {' and '.join(names)} ({_TIEBREAK[entry['tiebreak']]})"
+    line = f"Winner{'s' if len(names) > 1 else ''}: {' and '.join(names)} ({_TIEBREAK[entry['tiebreak']]})"
+    return line + ("; scored from the board" if entry.get("from_board") else "")
 
 
 def bgstats(store: Store, gid: str) -> Optional[dict]:
@@ -242,7 +244,7 @@ def bgstats(store: Store, gid: str) -> Optional[dict]:
         "sourceName": SOURCE,
         "sourcePlayId": gid,
         "playDate": entry["date"],
-        "durationMin": entry["duration_min"],
+        "durationMin": 0 if entry.get("from_board") else entry["duration_min"],   # played off the app: unknown
         "board": entry["mode"].title(),
         "comments": comment(entry),
         "game": {"name": "Metropolys", "bggId": BGG_ID, "highestWins": True, "noPoints": False,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from companion.web import api, compress, device, errors, guard, history, learn, pages, static_cache, throttle
+from companion.web import api, board, compress, device, errors, guard, history, learn, pages, static_cache, throttle
 
 
 def init_app(app: Flask) -> None:
@@ -17,4 +17,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(pages.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(learn.bp)   # How to play: its own page, fetched when a phone opens it
+    app.register_blueprint(board.bp)
     guard.init_app(app)        # last, so outermost: a foreign Host is refused before routing

@@ -1,0 +1,157 @@
+"""A game played on the board alone, scored by the Pi: its log events and requests, through table.py's one path.
+
+The board is typed in piece by piece (several phones at once, each its own colour; the host any colour),
+each entry checked by game/board_entry.py before it is appended; the tally is the rules core's own
+(scoring.explain on the State board_entry builds), written to the history with the event that makes it.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from companion.game.board_entry import hold, new_board, place, reveal, set_tokens, tally, to_state
+from companion.game.errors import RuleError
+from companion.game.setup import check_colors, check_mode, check_removed
+from companion.game.state import Seat, State
+
+
+def _refused(status: int, key: str, **params) -> Exception:
+    from companion.table import Refused   # table.py mixes these classes in: imported when first needed
+    return Refused(status, key, **params)
+
+
+class BoardEvents:
+    """Game's event methods for a board being scored (mixed into table.Game; the same for replay)."""
+
+    def on_building(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A building entered, changed or taken off (color null) in one neighborhood."""
+        self.board = place(self.board, body["neighborhood"], body.get("color"), body.get("height"))
+
+    def on_tokens(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """One player's trendy, subway and archaeological tokens."""
+        self.board = set_tokens(self.board, body["color"], body["tokens"])
+
+    def on_holder(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """Who holds the subway or the archaeological site card (null: nobody)."""
+        self.board = hold(self.board, body["card"], body.get("color"))
+
+    def on_secret(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """One player's secret cards, seen by nobody else until the tally (views.private shows its own seat's)."""
+        self.board = reveal(self.board, body["color"], body["area"], body.get("neighborhood"))
+        self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
+
+    def on_name(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The host names a colour nobody sat down on (the history and the standings count players by name)."""
+        self.names[body["color"]] = body["name"]
+
+    def on_tally(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
+        self.state = after if after is not None else to_state(self._named_board())
+
+    def _named_board(self):
+        """The board with the names the players sat down with (the history and BG Stats show them)."""
+        seats = tuple(Seat(s.color, self.names.get(s.color, ""), s.area, s.neighborhood) for s in self.board.seats)
+        return replace(self.board, seats=seats)
+
+
+class BoardRequests:
+    """Table's requests for a board being scored: who may enter what, checked, then committed."""
+
+    def create_board(self, options: dict, device: str) -> "Game":  # noqa: F821
+        """A board to score: the mode, the colours in seating order, the districts out of play."""
+        mode = check_mode(options["mode"])
+        colors = check_colors(options["players"])
+        removed = check_removed(len(colors), options.get("removed_districts") or [])
+        new_board(mode, [Seat(c) for c in colors], removed)
+        body = {"board": True, "mode": mode, "players": list(colors), "removed_districts": sorted(removed),
+                "tokens": {}, "deal": "board", "layout": "board"}
+        return self.create_from(body, device)
+
+    def _board_game(self, gid: str):
+        game = self.get(gid)
+        if game.board is None:
+            raise _refused(409, "not_a_board")
+        return game
+
+    def _may_enter(self, game, device: str, color: Optional[str]) -> None:
+        """The host enters any colour; a seated phone its own colour only; nothing once the tally is made."""
+        self._not_abandoned(game)
+        if game.phase != "board":
+            raise _refused(409, "board_scored")
+        if game.can_host(device):
+            return
+        mine = game.seat_of(device)
+        if mine is None:
+            raise _refused(403, "not_seated")
+        if color is not None and color != mine:
+            raise _refused(403, "board_own_colour", color=mine)
+
+    def enter_building(self, gid: str, nb: str, color: Optional[str], height: Optional[str], device: str) -> str:
+        game = self._board_game(gid)
+        with game.lock:
+            owner = (game.board.buildings.get(nb) or (None, None))[0]
+            self._may_enter(game, device, color if color is not None else owner)
+            if owner is not None and color is not None and owner != color and not game.can_host(device):
+                raise _refused(409, "board_taken", nb=nb, color=owner)
+            place(game.board, nb, color, height)   # RuleError: nothing appended, nothing changed
+            body = {"neighborhood": nb, "color": color}
+            if height is not None and game.mode == "expert":
+                body["height"] = height
+            return self._commit(game, "building", body, device)
+
+    def enter_tokens(self, gid: str, color: str, tokens: list, device: str) -> str:
+        game = self._board_game(gid)
+        with game.lock:
+            self._may_enter(game, device, color)
+            set_tokens(game.board, color, tokens)
+            return self._commit(game, "tokens", {"color": color, "tokens": list(tokens)}, device)
+
+    def enter_holder(self, gid: str, card: str, color: Optional[str], device: str) -> str:
+        game = self._board_game(gid)
+        with game.lock:
+            self._may_enter(game, device, None)   # public: any seated phone may say who holds a card
+            hold(game.board, card, color)
+            return self._commit(game, "holder", {"card": card, "color": color}, device)
+
+    def enter_secret(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
+        game = self._board_game(gid)
+        with game.lock:
+            self._may_enter(game, device, color)
+            # Checked against the decks only, never against another player's cards (that would tell them).
+            reveal(game.board, color, area, hood)
+            return self._commit(game, "secret", {"color": color, "area": area, "neighborhood": hood}, device)
+
+    def name_colour(self, gid: str, color: str, name: str, device: str) -> str:
+        """A name for a colour no phone holds: the host enters for that player, the history names them."""
+        from companion.names import same
+        game = self._board_game(gid)
+        with game.lock:
+            self._may_enter(game, device, color)
+            self._seat_in_game(game, color)
+            if color in game.devices:
+                raise _refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
+            if any(same(other, name) for c, other in game.names.items() if c != color):
+                raise _refused(409, "name_taken")
+            return self._commit(game, "name", {"color": color, "name": name}, device)
+
+    def tally_board(self, gid: str, device: str) -> str:
+        """The host asks for the tally: the whole board checked, then scored by the rules core and saved."""
+        game = self._board_game(gid)
+        with game.lock:
+            self._not_abandoned(game)
+            self._host_only(game, device)
+            if game.phase != "board":
+                raise _refused(409, "board_scored")
+            try:
+                tally(game.board)
+            except RuleError as e:
+                if e.code == "duplicate_card":
+                    # Two seats entered one card: said without naming the card, which is someone's secret.
+                    raise _refused(409, "cards_clash") from None
+                raise
+            unnamed = [c for c in game.colors if not game.names.get(c)]
+            if unnamed:
+                # Every seat of a played game has a name; so does a board's, or the standings would count "blue".
+                raise _refused(409, "board_unnamed", color=unnamed[0])
+            after = to_state(game._named_board())
+            return self._commit(game, "tally", {}, device, after=after)
