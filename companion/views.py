@@ -59,8 +59,6 @@ def public(game) -> dict:
              "online": color in game.devices and color not in game.offline,
              "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
              "buildings": 0}
-        if color in game.newcomers:
-            p["new_device"] = True    # taken by a device never seen at this table before
         if color in game.offline and st and not game.abandoned and game.away(game.devices.get(color)):
             p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
         if game.deal == "physical" and not st:
@@ -163,6 +161,10 @@ def private(game, device: Optional[str]) -> dict:
         view["seat_move_code"] = {"color": r["color"], "code": r["code"].value}
     if r and device is not None and r["device"] == device:
         view["seat_move_mine"] = r["color"]
+    # Seats taken by a device never seen at this table (a squatter or a new player): the host's concern only;
+    # the table screen and the other phones are never told who is new.
+    if view["host"] and game.newcomers:
+        view["new_devices"] = sorted(c for c in game.newcomers if c in game.devices)
     view["legal"] = None
     if color:
         area, hood = game.cards.get(color, (None, None))

@@ -114,7 +114,7 @@
       var name = p.name ? p.name : tr("seat_free");
       if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
       if (p.cards_entered === false && p.name) name += " – " + tr("cards_waiting");
-      if (view.host && p.new_device) name += " – " + tr("new_device");
+      if (view.host && (view.new_devices || []).includes(p.color)) name += " – " + tr("new_device");
       li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + M.cap(term(p.color)) + " – " + name));
       if (view.host && p.name) {
         var b = M.el("button", "btn small", tr("release"));

@@ -315,8 +315,11 @@ def test_the_lobby_keeps_its_seats_from_squatters(server, at):
         refused(at(server, "127.0.0.51").post(f"/api/games/{gid}/seats/{c}", {"name": f"Sq {c}"}), 409, "one_seat_here")
     refused(squatter.post(f"/api/games/{gid}/seats/white", {"name": "Sq2"}), 409, "one_seat")
     # The host sees which seats were taken by devices never seen at this table; its own is not marked.
-    players = {p["color"]: p for p in host.view(gid)["players"]}
-    assert players["red"].get("new_device") is True and "new_device" not in players["blue"]
+    assert host.view(gid)["new_devices"] == ["red"]
+    # Only the host is told: the seated squatter and the table screen are not (nor, in the public part, anyone).
+    assert "new_devices" not in squatter.view(gid)
+    assert "new_devices" not in at(server, "127.0.0.1", "kiosk").view(gid)
+    assert all("new_device" not in p for p in host.view(gid)["players"])
     # Taken off the seat, that device (and a fresh cookie from its address) does not sit again in this game.
     assert host.post(f"/api/games/{gid}/seats/red/release").status == 200
     refused(squatter.post(f"/api/games/{gid}/seats/red", {"name": "Sq"}), 403, "removed_here")
@@ -327,8 +330,7 @@ def test_the_lobby_keeps_its_seats_from_squatters(server, at):
     assert known.post(f"/api/games/{other}/seats/blue", {"name": "Bert"}).status == 200
     assert known.post(f"/api/games/{gid}/seats/red", {"name": "Bert"}).status == 200
     assert at(server, "127.0.0.53", "Chloé").post(f"/api/games/{gid}/seats/white", {"name": "Chloé"}).status == 200
-    players = {p["color"]: p for p in host.view(gid)["players"]}
-    assert "new_device" not in players["red"] and players["white"].get("new_device") is True
+    assert host.view(gid)["new_devices"] == ["white"]
     # The host's second browser is a watcher once the cards are dealt.
     assert at(server, "127.0.0.54", "Dirk").post(f"/api/games/{gid}/seats/gray", {"name": "Dirk"}).status == 200
     assert host.post(f"/api/games/{gid}/start").status == 200
