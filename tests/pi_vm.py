@@ -348,6 +348,7 @@ class Run:
         self.built = self.boot_to_answer = self.boot_to_kernel_line = 0.0
         self.answered: dict = {}
         self.facts = ""
+        self.moves = 0
         self.turns: list[tuple[int, str, frozenset]] = []      # (seq, to act, LEDs lit once steady)
         self.calls: list[tuple[int, str, set, frozenset]] = []  # (seq, call winner, LEDs seen during blink, then)
         self.end: tuple[frozenset, frozenset] | None = None     # (winners, LEDs lit)
@@ -421,6 +422,8 @@ class Run:
                 self.calls.append((int(seq), winner, seen, self.steady()))
                 self.turns.append((int(seq), colour, self.calls[-1][3]))
                 vm.send("ok")
+            elif word == "moves":
+                self.moves = int(rest)
             elif word == "end":
                 seq, winners = rest.split()
                 self.end = (frozenset(winners.split(",")), self.steady())
