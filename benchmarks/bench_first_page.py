@@ -49,16 +49,17 @@ def one_run(core: int) -> dict:
 
 def in_process() -> dict:
     """Seconds to compute both drawings from the sites, and to load the shipped file (fresh caches each)."""
-    from companion import boardmap
+    from companion.web import boardmap as served
+    from tools import boardmap
     out = {}
     t0 = time.perf_counter()
     boardmap.drawing(False), boardmap.drawing(True)
     out["compute both orientations"] = time.perf_counter() - t0
     loads = []
     for _ in range(20):
-        boardmap._shipped_file.cache_clear()
+        served.drawn_file.cache_clear()
         t0 = time.perf_counter()
-        boardmap.shipped(False), boardmap.shipped(True)
+        served.shipped(False), served.shipped(True)
         loads.append(time.perf_counter() - t0)
     out["load shipped file (median of 20)"] = statistics.median(loads)
     return out
@@ -74,9 +75,6 @@ def main() -> int:
     for name, _ in PATHS:
         xs = [r[name] for r in runs]
         print(f"  {name:14s} {1000 * statistics.median(xs):8.1f} ms  ({1000 * min(xs):.1f}-{1000 * max(xs):.1f})")
-    from companion import boardmap
-    if not hasattr(boardmap, "shipped"):      # a checkout from before the map was shipped as data
-        return 0
     for name, secs in in_process().items():
         print(f"  in process: {name:34s} {1000 * secs:8.1f} ms")
     return 0

@@ -93,7 +93,7 @@ def main() -> int:
             dbs[n] = Path(d) / f"history-{n}.sqlite3"
             made[n] = write_games(str(dbs[n]), n, seed=n) if n else []
             if not n:
-                from companion.db import Store
+                from companion.store.db import Store
                 st = Store(str(dbs[n]))
                 st.conn
                 st.close()
@@ -120,8 +120,8 @@ def main() -> int:
                 finally:
                     s.stop()
         # The start-up work itself, in this process: open the store, list the games, replay the current one.
-        from companion.db import Store
-        from companion.live import Hub
+        from companion.store.db import Store
+        from companion.live.hub import Hub
         from companion.table import Table
         for n in counts:
             took = []

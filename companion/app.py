@@ -8,10 +8,11 @@ from typing import Optional
 
 from flask import Flask
 
-from . import api, compress, guard, recover
-from .db import Store
-from .live import Hub
-from .table import Table
+from companion import limits, web
+from companion.live.hub import Hub
+from companion.store import recover
+from companion.store.db import Store
+from companion.table import Table
 
 HERE = Path(__file__).resolve().parent
 
@@ -31,11 +32,10 @@ DEFAULTS = {
     "LED_PIN_FACTORY": None,
     "WIFI_SSID": None,
     "WIFI_PASSWORD": None,
-    "RATE_LIMIT": 10.0,          # actions per second per device, with a burst of 20
-    "WRITE_RATE_LIMIT": 2.0,     # other writes (games, seats, names, cards, layouts) per second per device,
-                                 # burst 30; per address five times that
-    "LOBBY_LIMIT": 5,            # games one device hosts that have not started (per address: twice that)
-    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "RATE_LIMIT": limits.RATE_LIMIT,              # the abuse limits a host may tune: see limits.py
+    "WRITE_RATE_LIMIT": limits.WRITE_RATE_LIMIT,
+    "LOBBY_LIMIT": limits.LOBBY_LIMIT,
+    "MAX_CONTENT_LENGTH": limits.MAX_BODY,
     "HOST_AWAY": 120.0,          # seconds the host's (or a seat's) device must be offline before the table may
                                  # hand the role (or the seat) on
     "SEAT_MOVE_WAIT": 30.0,      # seconds every screen announces a seat moving to a new phone before it moves
@@ -71,7 +71,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
     db_path = app.config["DB"] if app.config["DB"] == ":memory:" else os.path.abspath(app.config["DB"])
     leds = app.config["LEDS"]
     if leds is None:
-        from .leds import make_leds
+        from companion.pi.leds import make_leds
 
         leds = make_leds(app.config["LED_PINS"], app.config["LED_ACTIVE_HIGH"],
                          pin_factory=app.config["LED_PIN_FACTORY"], log=app.logger.warning,
@@ -96,24 +96,5 @@ def create_app(config: Optional[dict] = None) -> Flask:
     for gid, why in table.broken.items():
         app.logger.error("Game %s could not be replayed from its log and is left out (%s).", gid, why)
     app.extensions["table"] = table
-    app.extensions["rate_limit"] = api.RateLimit(app.config["RATE_LIMIT"], burst=20)
-    writes = app.config["WRITE_RATE_LIMIT"]
-    app.extensions["lobbies"] = {}   # address -> ids of the games created from it
-    app.extensions["write_limit"] = (api.RateLimit(writes, burst=30), api.RateLimit(writes * 5, burst=150))
-
-    app.register_blueprint(api.bp)
-    compress.init_app(app)
-    api._json_errors(app)
-    app.add_url_rule("/api/games/<gid>/live", view_func=api.live, websocket=True)
-    try:
-        from .pages import bp as pages_bp
-    except ImportError:  # the pages arrive with their own module
-        pages_bp = None
-    if pages_bp is not None:
-        app.register_blueprint(pages_bp)
-        from .history_web import bp as history_bp
-
-        app.register_blueprint(history_bp)
-    # Outermost: a foreign Host is refused before routing; every answer carries the page policy.
-    app.wsgi_app = guard.Guard(app.wsgi_app, lambda: app.config["JOIN_URL"])
+    web.init_app(app)
     return app

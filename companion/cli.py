@@ -5,8 +5,8 @@ import argparse
 import json
 import sys
 
-from .game.record import RecordError, replay
-from .game.scoring import score
+from companion.game.record import RecordError, replay
+from companion.game.scoring import score
 
 
 def cmd_score(args) -> int:
@@ -39,7 +39,7 @@ def cmd_score(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from .serve import serve
+    from companion.serve import serve
 
     return serve(args)
 

@@ -7,17 +7,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from companion.limits import FORGET, FREE_TRIES, MAX_WAIT
+
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"   # 31 symbols: I, L, O, 0 and 1 left out
 GAME_LENGTH = 5                                 # 31^5: 28 million game codes
 SEAT_LENGTH = 6                                 # every other code (seat move, display, host claim): 31^6, 887 million
 LIFETIME = 15 * 60.0                            # seconds a code stays good
 
-# Wrong guesses cost the guesser, never the code's owner: per device and per address, the first FREE_TRIES
-# wrong codes are free (typos), then each one doubles the wait, up to MAX_WAIT seconds. Over a 12-hour night
-# that is at most about 730 codes checked per address: 1 chance in 1.2 million to hit one 6-symbol code.
-FREE_TRIES = 3
-MAX_WAIT = 60.0
-FORGET = 3600.0                                 # an hour without a wrong guess: the slate is clean again
+# Wrong guesses cost the guesser, never the code's owner: the limits (FREE_TRIES, MAX_WAIT, FORGET) are in limits.py.
 
 
 def new(length: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Optional
 
-LIMIT = 24   # the forms' maxlength says the same
+from companion.limits import NAME_LENGTH as LIMIT  # the forms' maxlength says the same
 
 # Control (Cc), format (Cf: bidi overrides and isolates, zero-width characters), surrogates (Cs),
 # private use (Co), unassigned (Cn), line and paragraph separators: none belongs in a name.

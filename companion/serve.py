@@ -1,4 +1,4 @@
-"""`companion serve`: one process (companion/httploop.py, the app's threads, the live loop), the join URL and its QR code in the journal."""
+"""`companion serve`: one process (companion/live/httploop.py, the app's threads, the live loop), the join URL and its QR code in the journal."""
 from __future__ import annotations
 
 import io
@@ -10,7 +10,7 @@ import sys
 import threading
 from typing import Optional
 
-from .netaddr import lan_addresses
+from companion.pi.netaddr import lan_addresses
 
 
 def announce_base(host: str, port: int, override: Optional[str]) -> Optional[str]:
@@ -44,8 +44,9 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(args) -> int:
-    from . import create_app
-    from .httploop import MAX_CONNECTIONS, Server
+    from companion import create_app
+    from companion.limits import MAX_CONNECTIONS
+    from companion.live.httploop import Server
 
     override = args.url or os.environ.get("COMPANION_JOIN_URL")
     # Only an explicit URL is fixed; otherwise each request works it out (pages, QR codes, API).
@@ -83,7 +84,7 @@ def device_knower(app):
     """Whether a request comes from a device the table knows: seated, hosting or the table display."""
     from werkzeug.http import parse_cookie
 
-    from .table import device_id
+    from companion.table import device_id
 
     table = app.extensions["table"]
 

@@ -11,21 +11,22 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Optional
 
-from . import codes, history, views
-from .codes import Code
-from .timers import Timers
-from .db import Store
-from .game.errors import RuleError
-from .game.record import to_record
-from .game.rules import apply, new_game
-from .game.board import PERIPHERAL, load_board
-from .game.rules import legal_actions
-from .game.setup import (check_cards, check_colors, check_layout, check_mode, check_removed, deal,
-                         make_setup, random_layout)
-from .game.summary import decision
-from .game.state import Action, Bid, Pass, Seat, State
-from .live import OWN, Hub
-from .names import same as same_name
+from companion import codes, views
+from companion.codes import Code
+from companion.game.board import PERIPHERAL, load_board
+from companion.game.errors import RuleError
+from companion.game.record import to_record
+from companion.game.rules import apply, legal_actions, new_game
+from companion.game.setup import (check_cards, check_colors, check_layout, check_mode, check_removed, deal, make_setup,
+                                  random_layout)
+from companion.game.state import Action, Bid, Pass, Seat, State
+from companion.game.summary import decision
+from companion.limits import OWN
+from companion.live.hub import Hub
+from companion.live.timers import Timers
+from companion.names import same as same_name
+from companion.store import history
+from companion.store.db import Store
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
 
@@ -127,94 +128,121 @@ class Game:
     # -- the log's events, applied to memory (already checked; replay uses the same code) --
 
     def mutate(self, kind: str, body: dict, device: Optional[str], after: Optional[State] = None) -> None:
+        """Apply one logged event: the same method whether it was just appended or replayed at start."""
+        on = getattr(self, "on_" + kind, None)
+        if on is None:
+            raise ValueError(f"unknown event kind {kind!r}")
         if kind in ("seat", "release", "cards", "setup"):
             self.changes[device] = self.changes.get(device, 0) + 1
-        if kind == "create":
-            self.host = device
-            self._configure(body)
-            self.shown = body.get("shown", True)
-            self.from_game = body.get("from")
-            for color, (name, holder) in (body.get("seats") or {}).items():
-                self.devices[color], self.names[color] = holder, name
-        elif kind == "setup":
-            cards = dict(self.cards)
-            self._configure(body)
-            if body.get("removed_seat"):
-                self.cards = {c: v for c, v in cards.items() if c in self.colors}
-                self.notice = {"key": "notice_seat_removed", "color": body["removed_seat"], "seq": self.seq + 1}
-        elif kind == "move":
-            old = self.devices.get(body["color"])
-            self.devices[body["color"]] = device
-            if body.get("name"):
-                self.names[body["color"]] = body["name"]
-            if old is not None and old == self.host:
-                self.host = device     # the host role travels with its seat
-            self.codes.pop(body["color"], None)
-            self.newcomers.discard(body["color"])
-            if self.rescue is not None and self.rescue["color"] == body["color"]:
-                self.rescue = None
-            self.notice = {"key": "notice_seat_moved", "color": body["color"], "seq": self.seq + 1}
-        elif kind == "host":
-            self.host = self.devices[body["color"]] if body.get("color") else device
-            self.host_claim = None
-            self.notice = {"key": "notice_host" if body.get("color") else "notice_host_table",
-                           "color": body.get("color"), "seq": self.seq + 1}
-        elif kind == "abandon":
-            self.abandoned = True
-            self.notice = {"key": "notice_abandoned", "seq": self.seq + 1}
-        elif kind == "rematch":
-            self.next_game = body["game"]
-            self.notice = {"key": "notice_rematch", "game": body["game"], "seq": self.seq + 1}
-        elif kind == "seat":
-            self.devices[body["color"]] = device
-            self.names[body["color"]] = body["name"]
-            if body.get("new"):
-                self.newcomers.add(body["color"])
-            else:
-                self.newcomers.discard(body["color"])
-        elif kind == "release":
-            old = self.devices.pop(body["color"], None)
-            self.newcomers.discard(body["color"])
-            self.seat_addresses.pop(body["color"], None)
-            if self.state is None and old is not None and old != device:
-                self.banned.add(old)   # taken off a lobby seat by the host: it does not sit again in this game
-            if self.state is None:
-                self.names.pop(body["color"], None)
-                self.cards.pop(body["color"], None)
-            else:
-                self.notice = {"key": "notice_released", "color": body["color"], "seq": self.seq + 1}
-        elif kind == "cards":
-            self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
-            clash = body.get("clash")
-            if clash:
-                # Checked once every seat had entered: both seats enter again; no card is named.
-                for c in clash:
-                    self.cards.pop(c, None)
-                self.notice = {"key": "notice_cards_clash", "color": clash[0], "other": clash[1],
-                               "seq": self.seq + 1}
-        elif kind == "start":
-            self.cards = {c: tuple(v) for c, v in body["cards"].items()}
-            self.state = new_game(self.setup())
-        elif kind == "action":
-            action = _action(body)
-            before = self.state
-            # `after`: the state the table already computed when it checked the action.
-            self.state = after if after is not None else apply(self.state, action)
-            self.actions.append(action)
-            self.recent.append(decision(before, action, self.state))
-            self.undone = None
-        elif kind == "undo":
-            self.undone = dict(self.recent.pop()) if self.recent else {}
-            self.undone["seq"] = self.seq + 1
-            self.actions.pop()
-            state = new_game(self.state.setup)
-            for action in self.actions:
-                state = apply(state, action)
-            self.state = state
-        else:
-            raise ValueError(f"unknown event kind {kind!r}")
+        on(body, device, after)
         self.seq += 1
         self.rev += 1
+
+    def on_create(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A new game: its host, setup and any seats carried over from the game before."""
+        self.host = device
+        self._configure(body)
+        self.shown = body.get("shown", True)
+        self.from_game = body.get("from")
+        for color, (name, holder) in (body.get("seats") or {}).items():
+            self.devices[color], self.names[color] = holder, name
+
+    def on_setup(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The host changed the setup; a seat taken away takes its cards with it."""
+        cards = dict(self.cards)
+        self._configure(body)
+        if body.get("removed_seat"):
+            self.cards = {c: v for c, v in cards.items() if c in self.colors}
+            self.notice = {"key": "notice_seat_removed", "color": body["removed_seat"], "seq": self.seq + 1}
+
+    def on_move(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A seat moved to a new phone (by its code or a rescue); the host role travels with it."""
+        old = self.devices.get(body["color"])
+        self.devices[body["color"]] = device
+        if body.get("name"):
+            self.names[body["color"]] = body["name"]
+        if old is not None and old == self.host:
+            self.host = device     # the host role travels with its seat
+        self.codes.pop(body["color"], None)
+        self.newcomers.discard(body["color"])
+        if self.rescue is not None and self.rescue["color"] == body["color"]:
+            self.rescue = None
+        self.notice = {"key": "notice_seat_moved", "color": body["color"], "seq": self.seq + 1}
+
+    def on_host(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The host role handed to a seat, or to the table itself."""
+        self.host = self.devices[body["color"]] if body.get("color") else device
+        self.host_claim = None
+        self.notice = {"key": "notice_host" if body.get("color") else "notice_host_table",
+                       "color": body.get("color"), "seq": self.seq + 1}
+
+    def on_abandon(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The table gave the game up: it is over without a winner."""
+        self.abandoned = True
+        self.notice = {"key": "notice_abandoned", "seq": self.seq + 1}
+
+    def on_rematch(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The next game at this table, for every phone to follow."""
+        self.next_game = body["game"]
+        self.notice = {"key": "notice_rematch", "game": body["game"], "seq": self.seq + 1}
+
+    def on_seat(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A device sat down on a colour."""
+        self.devices[body["color"]] = device
+        self.names[body["color"]] = body["name"]
+        if body.get("new"):
+            self.newcomers.add(body["color"])
+        else:
+            self.newcomers.discard(body["color"])
+
+    def on_release(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A seat freed: in the lobby its name and cards go; mid-game every screen is told."""
+        old = self.devices.pop(body["color"], None)
+        self.newcomers.discard(body["color"])
+        self.seat_addresses.pop(body["color"], None)
+        if self.state is None and old is not None and old != device:
+            self.banned.add(old)   # taken off a lobby seat by the host: it does not sit again in this game
+        if self.state is None:
+            self.names.pop(body["color"], None)
+            self.cards.pop(body["color"], None)
+        else:
+            self.notice = {"key": "notice_released", "color": body["color"], "seq": self.seq + 1}
+
+    def on_cards(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A seat's secret cards (dealt by hand); a clash sends both seats back to enter again."""
+        self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
+        clash = body.get("clash")
+        if clash:
+            # Checked once every seat had entered: both seats enter again; no card is named.
+            for c in clash:
+                self.cards.pop(c, None)
+            self.notice = {"key": "notice_cards_clash", "color": clash[0], "other": clash[1],
+                           "seq": self.seq + 1}
+
+    def on_start(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The game begins: the cards are final and the board is set up."""
+        self.cards = {c: tuple(v) for c, v in body["cards"].items()}
+        self.state = new_game(self.setup())
+
+    def on_action(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A bid or a pass, already checked by the rules."""
+        action = _action(body)
+        before = self.state
+        # `after`: the state the table already computed when it checked the action.
+        self.state = after if after is not None else apply(self.state, action)
+        self.actions.append(action)
+        self.recent.append(decision(before, action, self.state))
+        self.undone = None
+
+    def on_undo(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The last action taken back: the state is replayed without it."""
+        self.undone = dict(self.recent.pop()) if self.recent else {}
+        self.undone["seq"] = self.seq + 1
+        self.actions.pop()
+        state = new_game(self.state.setup)
+        for action in self.actions:
+            state = apply(state, action)
+        self.state = state
 
     def _configure(self, body: dict) -> None:
         self.mode = body["mode"]

@@ -8,8 +8,8 @@ import json
 import math
 from typing import Any, Optional
 
-from .game.rules import could_outbid, legal_actions
-from .game.scoring import explain
+from companion.game.rules import could_outbid, legal_actions
+from companion.game.scoring import explain
 
 
 def public(game) -> dict:

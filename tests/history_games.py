@@ -10,8 +10,8 @@ import json
 import random
 from typing import Iterable, Optional
 
-from companion import history
-from companion.db import Store
+from companion.store import history
+from companion.store.db import Store
 from companion.game.rules import apply, new_game
 from companion.game.state import Setup
 from companion.table import Table, device_id

@@ -8,7 +8,7 @@ from typing import Optional
 
 import pytest
 
-from companion import i18n
+from companion.lang import i18n
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

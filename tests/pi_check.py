@@ -130,7 +130,7 @@ def policies() -> None:
     """The LED wiring check, run as the service's unit (its [Service] as written, the ExecStart swapped for the
     wiring check), then with one line changed each time: which lines keep the LEDs working on a real GPIO chip."""
     unit = open(f"/etc/systemd/system/{SERVICE}").read()
-    wiring = f"ExecStart={APP}/.venv/bin/python -m companion.leds --pins blue=17 --step 0.2"
+    wiring = f"ExecStart={APP}/.venv/bin/python -m companion.pi.leds --pins blue=17 --step 0.2"
     for name, (out, line) in POLICIES.items():
         text = re.sub(r"^ExecStart=.*$", wiring, unit, flags=re.M)
         text = re.sub(r"^(Type|Restart|RestartSec)=.*\n", "", text, flags=re.M)

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from companion import boardmap, create_app
+from companion import create_app
+
+from companion.web import boardmap as loader
+from tools import boardmap
 from companion.game.board import board_data
 from map_geometry import (STREET_GAP, bbox, closest, contains, dist_point, read, relations, shared, water_between,
                           wrong_pairs)
@@ -158,20 +161,20 @@ def test_the_pair_check_sees_a_board_that_differs_from_the_drawing(served):
 
 def test_the_shipped_drawing_is_exactly_what_the_code_computes():
     """The server serves game/data/board-map-drawn.json; it may never drift from the sites, the board data or this code."""
-    shipped = Path(boardmap.__file__).parent / "game" / boardmap.DRAWN
+    shipped = Path(loader.__file__).parent.parent / "game" / loader.DRAWN
     assert shipped.read_text("utf-8") == boardmap.render(), \
         f"{shipped.name} is out of date with the map's code or data: regenerate it with `{boardmap.WRITE}`"
 
 
 def test_serving_the_map_pages_computes_no_geometry(tmp_path):
     """The first page after a boot reads the shipped drawing; on a Pi Zero the computation takes seconds."""
-    for cached in (boardmap.board_map, boardmap._geometry, boardmap._shipped_file):
+    for cached in (boardmap.board_map, boardmap._geometry, loader.drawn_file):
         cached.cache_clear()
     client = create_app({"DB": str(tmp_path / "db.sqlite3"), "TESTING": True, "LEDS": False}).test_client()
     for page in ("/table", "/", "/g/any"):
         body = client.get(page).get_data(as_text=True)
         assert 'data-nb="C01"' in body, page
-    assert boardmap._shipped_file.cache_info().misses == 1
+    assert loader.drawn_file.cache_info().misses == 1
     assert boardmap.board_map.cache_info().misses == 0 and boardmap._geometry.cache_info().misses == 0
 
 

@@ -16,7 +16,11 @@ from babel.messages.mofile import write_mo
 from babel.messages.plurals import PLURALS, get_plural
 from babel.messages.pofile import read_po
 
-from companion import catalogs, i18n, strings
+from companion.lang import catalogs
+
+from companion.lang import i18n
+
+from companion.lang import strings
 from companion.game.errors import MESSAGES
 from pages_helpers import browser  # noqa: F401
 
@@ -48,7 +52,7 @@ def test_babel_finds_every_table_entry_and_the_template_is_up_to_date():
     assert ("games_found", ("{n} game", "{n} games")) in extracted
     assert ("rule:removed_count", MESSAGES["removed_count"][:2]) in extracted
     template = {(m.context, m.id if isinstance(m.id, str) else tuple(m.id)) for m in read(POT) if m.id}
-    assert template == set(extracted), "messages.pot is stale: run the pybabel extract line in companion/strings.py"
+    assert template == set(extracted), "messages.pot is stale: run the pybabel extract line in companion/lang/strings.py"
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -178,7 +182,7 @@ def test_a_translator_adds_a_language_with_pybabel_alone(tmp_path):
     its plural rule counts, and what is not translated yet falls back to English."""
     site = tmp_path / "site"
     shutil.copytree(ROOT / "companion", site / "companion", ignore=shutil.ignore_patterns("__pycache__"))
-    tdir = site / "companion" / "translations"
+    tdir = site / "companion" / "lang" / "translations"
     subprocess.run([sys.executable, "-m", "babel.messages.frontend", "init", "-i", str(tdir / "messages.pot"),
                     "-d", str(tdir), "-l", "pl"], check=True, capture_output=True, timeout=120)
     po = tdir / "pl" / "LC_MESSAGES" / "messages.po"
@@ -187,7 +191,7 @@ def test_a_translator_adds_a_language_with_pybabel_alone(tmp_path):
     text = text.replace('msgid "{n} game"\nmsgid_plural "{n} games"\nmsgstr[0] ""\nmsgstr[1] ""\nmsgstr[2] ""',
                         'msgid "{n} game"\nmsgid_plural "{n} games"\nmsgstr[0] "{n} gra"\nmsgstr[1] "{n} gry"\nmsgstr[2] "{n} gier"')
     po.write_text(text)
-    probe = ("from companion import i18n; print(i18n.LANGS); print(i18n.t('pl', 'setup_title'));"
+    probe = ("from companion.lang import i18n; print(i18n.LANGS); print(i18n.t('pl', 'setup_title'));"
              "print([i18n.t('pl', 'games_found', n=n) for n in (1, 3, 5, 22, 25)]); print(i18n.t('pl', 'pass'))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(site)},
                           capture_output=True, text=True, timeout=120)
@@ -205,7 +209,7 @@ def test_a_translators_slip_costs_a_line_or_a_language_never_the_start(tmp_path)
     shutil.copytree(ROOT / "companion", site / "companion", ignore=shutil.ignore_patterns("__pycache__"))
     for folder in ("templates", "static"):    # where the wheel puts them
         shutil.copytree(ROOT / folder, site / "companion" / folder)
-    tdir = site / "companion" / "translations"
+    tdir = site / "companion" / "lang" / "translations"
     de = tdir / "de" / "LC_MESSAGES" / "messages.po"
     text = de.read_text()
     for key, broken in (("confirm_bid", "Gebot {value auf {nb}"), ("to_act", "{spieler} ist am Zug"),
@@ -220,7 +224,8 @@ def test_a_translators_slip_costs_a_line_or_a_language_never_the_start(tmp_path)
     probe = """
 import logging, sys
 logging.basicConfig(stream=sys.stdout, level=logging.WARNING, format="warn %(message)s")
-from companion import i18n, create_app
+from companion import create_app
+from companion.lang import i18n
 print(i18n.LANGS)
 print(i18n.t('de', 'confirm_bid', value=7, nb='C11'))
 print(i18n.t('de', 'to_act', player='red'))

@@ -5,9 +5,9 @@ import sqlite3
 
 import pytest
 
-from companion import db as dbmod
-from companion.db import Store
-from companion.live import Hub
+from companion.store import db as dbmod
+from companion.store.db import Store
+from companion.live.hub import Hub
 from companion.table import Table
 
 GAME = {"mode": "family", "players": ["blue", "red"], "removed_districts": ["north", "east"]}

@@ -147,7 +147,7 @@ def test_settings_template_names_every_variable_the_docs_promise():
                 "COMPANION_WIFI_SSID", "COMPANION_WIFI_PASSWORD"):
         assert re.search(rf"^#?{var}=", template, re.M), var
         assert var in docs, var
-    from companion.leds import DEFAULT_PINS, parse_pins
+    from companion.pi.leds import DEFAULT_PINS, parse_pins
 
     pins = re.search(r"^COMPANION_LED_PINS=(.*)$", template, re.M).group(1)
     assert parse_pins(pins) == parse_pins(DEFAULT_PINS)

@@ -170,7 +170,7 @@ def test_the_wiring_check_runs_as_documented(pi):
     """docs/DEPLOY.md's command, as the service user with the service's settings: a pin given twice in the
     settings file is reported as such, which it can only be if that user could read the file."""
     doc = (REPO / "docs/DEPLOY.md").read_text()
-    command = re.search(r"^(sudo runuser -u metropolys -- .*companion\.leds.*)$", doc, re.M)
+    command = re.search(r"^(sudo runuser -u metropolys -- .*companion\.pi\.leds.*)$", doc, re.M)
     assert command, "docs/DEPLOY.md shows the wiring check command"
     m = pi.m
     m.sh(f"cp {SETTINGS} /root/settings.saved && "

@@ -13,11 +13,11 @@ from collections import defaultdict
 
 import pytest
 
-from companion import history
-from companion.db import Store
+from companion.store import history
+from companion.store.db import Store
 from companion.game.record import replay
 from companion.game.scoring import score
-from companion.live import Hub
+from companion.live.hub import Hub
 from companion.table import Table
 from games import random_game
 from history_games import drive

@@ -5,11 +5,11 @@ import json
 import random
 import sqlite3
 
-from companion import history
-from companion.db import Store
+from companion.store import history
+from companion.store.db import Store
 from companion.game.record import replay, to_record
 from companion.game.scoring import score
-from companion.live import Hub
+from companion.live.hub import Hub
 from companion.table import Table
 from history_games import drive, play_one, write_games
 from server_helpers import Phone, create_game, play, score_record, seat_and_start

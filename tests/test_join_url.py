@@ -20,7 +20,7 @@ needs_sandbox = pytest.mark.skipif(not sandbox.supported(), reason="the seccomp 
 
 PROBE = """
 import json, socket
-from companion import netaddr
+from companion.pi import netaddr
 try:
     socket.if_nameindex()
     refused = None
@@ -97,7 +97,7 @@ def test_a_server_on_loopback_only_keeps_loopback_urls(start_server, phone):
 
 def test_no_network_is_said_only_to_the_kiosk_of_a_machine_with_no_reachable_address(monkeypatch):
     """Issue 20: with no network the table display said "open http://localhost:8000/"; it now says what to do."""
-    from companion import netaddr
+    from companion.pi import netaddr
     monkeypatch.setattr(netaddr, "lan_addresses", lambda: [])
     assert netaddr.no_network("http://localhost:8000/", None, "0.0.0.0")
     assert netaddr.no_network("http://127.0.0.1:8000/", None, None)

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -9,8 +12,8 @@ import pytest
 from gpiozero import LED, Device
 from gpiozero.pins.mock import MockFactory
 
-from companion import leds as leds_mod
-from companion.leds import DEFAULT_PINS, Leds, NoLeds, leds_from_env, make_leds, parse_pins, plan
+from companion.pi import leds as leds_mod
+from companion.pi.leds import DEFAULT_PINS, Leds, NoLeds, leds_from_env, make_leds, parse_pins, plan
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
 
@@ -332,6 +335,7 @@ def _no_default_factory(monkeypatch):
 def test_no_gpio_falls_back_and_says_so_once(monkeypatch):
     _no_default_factory(monkeypatch)
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    monkeypatch.setattr(leds_mod, "gpio_here", lambda: True)   # as if a chip were there: gpiozero looks
     if importlib.util.find_spec("lgpio") is not None:  # found, not imported: importing leaves a pipe in the cwd
         pytest.skip("this machine has lgpio, so it may really have GPIO")
     said = []
@@ -361,6 +365,21 @@ def test_an_unknown_pin_factory_falls_back_too(monkeypatch):
     assert isinstance(leds, NoLeds) and said == [f"{leds_mod.NO_GPIO} gpiozero said: "
                                                  "Unable to find pin factory 'no-such-factory'"]
     assert leds.status()["reason"] == said[0]
+
+
+def test_with_no_gpio_device_gpiozero_is_not_even_imported(tmp_path):
+    """Off a Pi (no /dev/gpiochip*, no /dev/gpiomem, no factory named) the start skips gpiozero's import."""
+    if leds_mod.gpio_here():
+        pytest.skip("this machine has a GPIO device or a pin factory set")
+    probe = ("import sys; from companion.pi.leds import make_leds; said = []; leds = make_leds(None, log=said.append); "
+             "print(type(leds).__name__, 'gpiozero' in sys.modules); print(said[0])")
+    env = {k: v for k, v in os.environ.items() if k not in ("GPIOZERO_PIN_FACTORY", "PIGPIO_ADDR", "COMPANION_LEDS")}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    kind, said = done.stdout.splitlines()
+    assert kind == "NoLeds False"
+    assert said.startswith(leds_mod.NO_GPIO) and "/dev/gpiochip" in said
 
 
 def test_no_leds_still_refuses_bad_input(monkeypatch):
@@ -438,7 +457,7 @@ def _wiring_cli(env_extra, *args):
 
     env = {**os.environ, **env_extra}
     env.pop("COMPANION_LEDS", None)
-    return subprocess.run([sys.executable, "-m", "companion.leds", "--step", "0", *args],
+    return subprocess.run([sys.executable, "-m", "companion.pi.leds", "--step", "0", *args],
                           env=env, capture_output=True, text=True, timeout=60)
 
 

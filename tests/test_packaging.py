@@ -30,9 +30,9 @@ def test_the_wheel_carries_templates_static_and_board_and_serves_pages(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     for need in ("companion/templates/phone.html", "companion/templates/table.html", "companion/static/app.js",
                  "companion/static/icon.svg", "companion/game/data/metropolys-board.json",
-                 "companion/game/data/board-map-drawn.json", "companion/translations/messages.pot",
-                 "companion/translations/de/LC_MESSAGES/messages.po",
-                 "companion/translations/fr/LC_MESSAGES/messages.po"):
+                 "companion/game/data/board-map-drawn.json", "companion/lang/translations/messages.pot",
+                 "companion/lang/translations/de/LC_MESSAGES/messages.po",
+                 "companion/lang/translations/fr/LC_MESSAGES/messages.po"):
         assert need in names, need
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

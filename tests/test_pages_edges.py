@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from companion import i18n
+from companion.lang import i18n
 from pages_helpers import SHOTS, browser, devices  # noqa: F401
 from test_pages_evening import new_game, seat, shots, table_display, wait_text
 

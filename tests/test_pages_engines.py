@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from companion import i18n
+from companion.lang import i18n
 from engines import phone as make_phone
 from engines import wait_live
 from server_helpers import Phone, choose, create_game

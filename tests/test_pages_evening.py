@@ -6,7 +6,7 @@ import json
 import random
 import time
 
-from companion import i18n
+from companion.lang import i18n
 from companion.game.record import replay
 from pages_helpers import browser, shots_at, card_strings, dealt_cards, devices, frame_leaks  # noqa: F401
 from server_helpers import choose, score_record

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from companion import i18n
+from companion.lang import i18n
 from companion.game.board import load_board
 from games import layout_with
 from pages_helpers import SHOTS, browser  # noqa: F401  (the module's browser fixture)

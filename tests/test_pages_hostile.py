@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from companion.db import Store
+from companion.store.db import Store
 from companion.game.board import load_board
 from companion.game.setup import random_layout
 from pages_helpers import browser, devices  # noqa: F401
@@ -51,7 +51,7 @@ def _plant(db, evil_game: str) -> None:
     conn.close()
 
 
-# The page policy, written out here rather than imported: weakening it in companion/guard.py (an
+# The page policy, written out here rather than imported: weakening it in companion/web/guard.py (an
 # 'unsafe-inline', a missing frame-ancestors, a wider source) must fail these tests.
 POLICY = {"default-src": ["'self'"], "script-src": ["'self'"], "object-src": ["'none'"],
           "frame-ancestors": ["'none'"], "base-uri": ["'none'"]}

@@ -7,7 +7,7 @@ import time
 from gpiozero.pins.mock import MockFactory
 from playwright.sync_api import expect
 
-from companion.leds import Leds
+from companion.pi.leds import Leds
 from pages_helpers import browser, devices  # noqa: F401
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}

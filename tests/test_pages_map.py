@@ -8,7 +8,9 @@ import re
 
 import pytest
 
-from companion import boardmap, i18n
+from tools import boardmap
+
+from companion.lang import i18n
 from companion.game.board import board_data
 from companion.game.board import CENTER, PERIPHERAL, TOKEN_KINDS
 from companion.game.setup import random_layout

@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from companion import i18n
+from companion.lang import i18n
 from pages_helpers import SHOTS, browser  # noqa: F401  (the module's browser fixture)
 from table_scenes import LONG, act, end_call, late_game, seated
 from test_pages_glance import INSIDE_JS, LAYOUT_JS

@@ -16,8 +16,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from companion.live import PER_ADDRESS as SOCKETS_PER_ADDRESS
-from companion.httploop import MAX_CONNECTIONS, REQUEST_DEADLINE
+from companion.limits import SOCKETS_PER_ADDRESS
+from companion.limits import MAX_CONNECTIONS, REQUEST_DEADLINE
 from conftest import FAST
 from server_helpers import LiveServer, Phone, choose, create_game, seat_and_start
 

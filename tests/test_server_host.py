@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from companion.guard import host_allowed, own_names
+from companion.web.guard import host_allowed, own_names
 
 
 def raw(server, method: str, path: str, host, origin=None, body: bytes = b"", extra=()) -> tuple[int, bytes]:

@@ -1,9 +1,9 @@
-"""Refusals come back in the phone's language: German and French from companion/i18n.py."""
+"""Refusals come back in the phone's language: German and French from companion/lang/i18n.py."""
 from __future__ import annotations
 
 import pytest
 
-from companion import i18n
+from companion.lang import i18n
 from server_helpers import create_game, seat_and_start
 
 

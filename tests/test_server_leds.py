@@ -7,7 +7,7 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from companion.leds import Leds
+from companion.pi.leds import Leds
 from server_helpers import Phone, choose, create_game, seat_and_start
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}

@@ -8,7 +8,7 @@ lake touches exactly its listed neighborhoods; each statue's three cells meet at
 for its pieces (a circle of ROOM units), and sites stay near the board's label points. The sites started from those
 label points; a few (the north lake and N07, S01, the south lake, C01) were moved by hand where the search stalled.
 tests/test_boardmap.py checks the result as served, so a bad tuning cannot ship unnoticed. After tuning, run
-`python -m companion.boardmap --write`: the server ships that drawing, and a test fails until it matches the sites.
+`python -m tools.boardmap --write`: the server ships that drawing, and a test fails until it matches the sites.
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion import boardmap as bm  # noqa: E402
+from tools import boardmap as bm  # noqa: E402
+
 from companion.game.board import board_data  # noqa: E402
 
 DATA = Path(sys.argv[4]) if len(sys.argv) > 4 else ROOT / "companion/game/data/board-map.json"
@@ -98,7 +99,7 @@ def penalty(sites, weights, raw, room, verbose=False) -> float:
 
 def save(sites, weights, path=DATA):
     data = {"about": "Sites (board percent) and power weights (squared map units) of the map's cells; "
-                     "made by tools/tune_map.py, read by companion/boardmap.py, checked by tests/test_boardmap.py",
+                     "made by tools/tune_map.py, drawn by tools/boardmap.py, checked by tests/test_boardmap.py",
             "sites": {k: [round(v[0] * 100 / bm.W, 2), round(v[1] * 100 / bm.H, 2)] for k, v in sites.items()},
             "weights": {k: round(v) for k, v in weights.items() if abs(v) > 0.5}}
     path.write_text(json.dumps(data, indent=0) + "\n", "utf-8")

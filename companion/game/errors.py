@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 # English sentences; a (singular, plural, count) tuple is counted by its `count` parameter. They are the
-# msgids of the gettext catalogs in companion/translations (msgctxt "rule:<code>"), which hold the other languages.
+# msgids of the gettext catalogs in companion/lang/translations (msgctxt "rule:<code>"), which hold the other languages.
 MESSAGES = {
     # play
     "game_over": "the game is over: {player} cannot act any more",

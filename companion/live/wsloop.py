@@ -3,8 +3,8 @@ on a phone, a phone that stops reading is dropped after a deadline, and what a p
 from __future__ import annotations
 
 import base64
-import logging
 import binascii
+import logging
 import os
 import selectors
 import socket
@@ -18,10 +18,8 @@ from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessag
 from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import LocalProtocolError, generate_accept_token
 
-MAX_MESSAGE = 1024        # bytes a phone may send in one message: the socket carries no actions
-SEND_DEADLINE = 10.0      # seconds a view may wait for the phone to read it before the socket is dropped
-MAX_QUEUED = 256 * 1024   # bytes queued for one socket (a view and control frames) before it is dropped
-PING_INTERVAL = 25.0      # a ping every 25 s; no pong by the next one and the socket is dropped
+from companion.limits import MAX_MESSAGE, MAX_QUEUED, PING_INTERVAL, SOCKET_SEND_DEADLINE
+
 RECV_BYTES = 4096
 
 log = logging.getLogger(__name__)
@@ -176,7 +174,7 @@ class LiveSocket:
     def _tick(self, now: float) -> None:
         """Deadlines: a view the phone has not read in time, a ping without pong, too much queued."""
         with self._lock:
-            if self._out and (now - self._out_since > SEND_DEADLINE or len(self._out) > MAX_QUEUED):
+            if self._out and (now - self._out_since > SOCKET_SEND_DEADLINE or len(self._out) > MAX_QUEUED):
                 self._out.clear()
                 self._closing = True
                 return
@@ -226,9 +224,6 @@ class Loop:
         self._wake_r: Optional[socket.socket] = None
         self._wake_w: Optional[socket.socket] = None
         self._pid = 0
-
-    def add(self, live: LiveSocket) -> None:
-        self.watch(live)
 
     def watch(self, live: LiveSocket) -> None:
         """Ask the loop to look at `live` again (new, bytes waiting, or closing)."""

@@ -7,11 +7,12 @@ from typing import Optional
 
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
-from . import i18n
-from .boardmap import shipped
-from .game.board import CENTER, KINDS, PERIPHERAL, TOKEN_KINDS, load_board
-from .game.state import COLORS
-from .netaddr import join_url, start_url
+from companion.game.board import CENTER, KINDS, PERIPHERAL, TOKEN_KINDS, load_board
+from companion.game.state import COLORS
+from companion.lang import i18n
+from companion.pi.netaddr import join_url, start_url
+from companion.web.boardmap import shipped
+from companion.web.device import current_table
 
 bp = Blueprint("pages", __name__)
 
@@ -39,7 +40,7 @@ def water_pairs() -> list[str]:
     return sorted(" ".join(sorted(pair)) for pair in load_board().across_water)
 
 
-def _context(page: str, **extra) -> dict:
+def page_context(page: str, **extra) -> dict:
     lang = i18n.pick_lang(request)
     strings = i18n.js_strings(lang)
     return {"page": page, "lang": lang, "langs": [(code, i18n.t(code, "lang_name")) for code in i18n.LANGS],
@@ -51,7 +52,7 @@ def _context(page: str, **extra) -> dict:
 def storage_notice(lang: str) -> Optional[str]:
     """One sentence on every page while the storage has failed: a read-only database, or the last
     acknowledged action missing from the log (until the game has been played past it again)."""
-    table = current_app.extensions["table"]
+    table = current_table()
     store = table.store
     if store.read_only:
         return i18n.t(lang, "storage_read_only", path=store.read_only)
@@ -72,7 +73,7 @@ def storage_notice(lang: str) -> Optional[str]:
     return i18n.t(lang, "lost_other")
 
 
-def _page(template: str, **context) -> Response:
+def render_page(template: str, **context) -> Response:
     resp = Response(render_template(template, **context), mimetype="text/html")
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["Vary"] = "Cookie, Accept-Language"
@@ -82,23 +83,23 @@ def _page(template: str, **context) -> Response:
 @bp.get("/")
 def host():
     """The host's setup page: mode, seats, districts out, token layout, dealing (and what became of a damaged database)."""
-    moved = current_app.extensions["table"].store.moved
-    return _page("host.html", **_context("host", rules=setup_rules(), moved=moved))
+    moved = current_table().store.moved
+    return render_page("host.html", **page_context("host", rules=setup_rules(), moved=moved))
 
 
 @bp.get("/g/<game_id>")
 def phone(game_id: str):
     """One page for the whole game on a phone: lobby, turns, secret cards, the end."""
-    return _page("phone.html", **_context("phone", game_id=game_id, water=water_pairs(),
+    return render_page("phone.html", **page_context("phone", game_id=game_id, water=water_pairs(),
                                           join_url=join_url(request.host_url, current_app.config, game_id)))
 
 
 @bp.get("/table")
-def table():
+def table_screen():
     """The big screen: public information only, following the most recent game."""
     wifi = bool(current_app.config.get("WIFI_SSID"))
     # Where a phone opens the host page (the kiosk itself may be on localhost: the address phones reach).
-    return _page("table.html", **_context("table", wifi=wifi, start_url=start_url(request.host_url, current_app.config)))
+    return render_page("table.html", **page_context("table", wifi=wifi, start_url=start_url(request.host_url, current_app.config)))
 
 
 def _qr_svg(data: str) -> Response:

@@ -1,4 +1,4 @@
-"""The board map's geometry, drawn from the board's own topology so what touches on screen touches on the board.
+"""Offline: the board map's geometry, drawn from the board's own topology so what touches on screen touches on the board.
 
 Each neighborhood is the power cell (a weighted Voronoi cell) of a site kept in game/data/board-map.json; each lake
 is a water cell of its own (an L-shaped lake two). Two cells are pulled apart by a street's width where the board joins them by
@@ -7,7 +7,7 @@ have water between them. Bridges cross the river where the board has them; statu
 neighborhoods meet. The tuned sites are checked against the board data by tests/test_boardmap.py.
 
 The server does none of this work: it serves game/data/board-map-drawn.json, the drawing for both orientations
-as the SVG prints it, written by `python -m companion.boardmap --write`; tests/test_boardmap.py checks that
+as the SVG prints it, written by `python -m tools.boardmap --write`; tests/test_boardmap.py checks that
 recomputing gives exactly that file.
 """
 from __future__ import annotations
@@ -19,7 +19,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .game.board import board_data
+from companion.game.board import board_data
+from companion.web.boardmap import DRAWN
 
 W, H = 1000.0, 696.0          # the board artwork's 795 x 553 proportions
 STREET = 3.0                  # half a street: neighbors joined by street are 6 units apart
@@ -84,50 +85,6 @@ def cells(sites: dict, weights: dict, rel: dict, street: float = STREET, gap=Tru
                 if label is not None:
                     sides[(i, label)] = sides.get((i, label), 0.0) + math.dist(v, poly[(k + 1) % len(poly)][0])
     return out
-
-
-def shared_edges(land: dict) -> dict[frozenset, tuple]:
-    """For gap-free cells: each pair's common edge as (point, point), where their cells meet along a line."""
-    edges = {}
-    keys = list(land)
-    for n, i in enumerate(keys):
-        pi = land[i]
-        for j in keys[n + 1:]:
-            pj = land[j]
-            best = None
-            for a, b in zip(pi, pi[1:] + pi[:1]):
-                for c, d in zip(pj, pj[1:] + pj[:1]):
-                    if _same(a, d) and _same(b, c) or _same(a, c) and _same(b, d):
-                        if best is None or math.dist(a, b) > math.dist(*best):
-                            best = (a, b)
-            if best is None:
-                best = _overlap(pi, pj)
-            if best is not None and math.dist(*best) > 1e-6:
-                edges[frozenset((i, j))] = best
-    return edges
-
-
-def _same(a, b, eps=1e-6):
-    return abs(a[0] - b[0]) < eps and abs(a[1] - b[1]) < eps
-
-
-def _overlap(pi, pj, eps=1e-6):
-    """The longest collinear overlap of an edge of pi with an edge of pj (cells may split edges differently)."""
-    best = None
-    for a, b in zip(pi, pi[1:] + pi[:1]):
-        ux, uy = b[0] - a[0], b[1] - a[1]
-        length = math.hypot(ux, uy)
-        if length < eps:
-            continue
-        ux, uy = ux / length, uy / length
-        for c, d in zip(pj, pj[1:] + pj[:1]):
-            if abs(-uy * (c[0] - a[0]) + ux * (c[1] - a[1])) > 1e-4 or abs(-uy * (d[0] - a[0]) + ux * (d[1] - a[1])) > 1e-4:
-                continue
-            tc, td = ux * (c[0] - a[0]) + uy * (c[1] - a[1]), ux * (d[0] - a[0]) + uy * (d[1] - a[1])
-            lo, hi = max(0.0, min(tc, td)), min(length, max(tc, td))
-            if hi - lo > eps and (best is None or hi - lo > math.dist(*best)):
-                best = ((a[0] + ux * lo, a[1] + uy * lo), (a[0] + ux * hi, a[1] + uy * hi))
-    return best
 
 
 def area(poly) -> float:
@@ -505,8 +462,7 @@ def polygon_of(path: str) -> list:
     return [tuple(float(v) for v in pair.split(",")) for pair in path[1:-1].split("L")]
 
 
-DRAWN = "data/board-map-drawn.json"
-WRITE = "python -m companion.boardmap --write"
+WRITE = "python -m tools.boardmap --write"
 STATUE_BOX = 24.0             # the statue symbol's width and height on the map
 
 
@@ -560,19 +516,9 @@ def render() -> str:
     return "\n".join(out) + "\n"
 
 
-@lru_cache(maxsize=1)
-def _shipped_file() -> dict:
-    return json.loads(resources.files("companion.game").joinpath(DRAWN).read_text("utf-8"))
-
-
-def shipped(portrait: bool = False) -> dict:
-    """What the pages draw: the shipped drawing, read once, with no geometry computed (seconds saved on a Pi Zero)."""
-    return _shipped_file()["phone" if portrait else "table"]
-
-
 def main(argv: list[str]) -> int:
     """--write: recompute the drawing and write it beside board-map.json; --check: say whether the shipped one is current."""
-    path = Path(__file__).resolve().parent / "game" / DRAWN
+    path = Path(__file__).resolve().parent.parent / "companion" / "game" / DRAWN
     text = render()
     if argv == ["--write"]:
         path.write_text(text, "utf-8")
@@ -582,7 +528,7 @@ def main(argv: list[str]) -> int:
         current = path.exists() and path.read_text("utf-8") == text
         print(f"{path} is {'current' if current else f'out of date: run `{WRITE}`'}")
         return 0 if current else 1
-    print(f"usage: {WRITE} | python -m companion.boardmap --check", file=sys.stderr)
+    print(f"usage: {WRITE} | python -m tools.boardmap --check", file=sys.stderr)
     return 2
 
 

@@ -10,7 +10,6 @@ import logging
 import selectors
 import socket
 import sys
-import threading
 import time
 from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
@@ -19,20 +18,10 @@ from urllib.parse import unquote_to_bytes, urlsplit
 
 import h11
 
-log = logging.getLogger(__name__)
+from companion.limits import (HTTP_SEND_DEADLINE, IDLE_DEADLINE, KEEPALIVE, LINGER, MAX_BODY, MAX_CONNECTIONS, MAX_HEAD,
+                              MAX_LINGERING, OWN, PER_ADDRESS_THREADS, REQUEST_DEADLINE, RESERVED_THREADS)
 
-MAX_CONNECTIONS = 512     # HTTP connections held at once; at the cap a stranger's is closed for a new one
-MAX_HEAD = 16 * 1024      # bytes of request line and headers
-MAX_BODY = 64 * 1024      # bytes of body (the app answers 413 beyond it, and the connection closes)
-REQUEST_DEADLINE = 10.0   # seconds from a request's first byte to its last (a slow drip does not beat it)
-IDLE_DEADLINE = 10.0      # seconds a new connection may stay silent
-KEEPALIVE = 5.0           # seconds a kept-alive connection may wait for its next request
-SEND_DEADLINE = 10.0      # seconds an answer may wait for the client to read it
-PER_ADDRESS_THREADS = 4   # a stranger address's requests run at most this many at once; the rest wait here
-RESERVED_THREADS = 4      # threads only known devices may use: strangers never take the last of them
-LINGER = 2.0              # seconds a closing connection is drained before it is closed
-MAX_LINGERING = 256
-OWN = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})   # the Pi's own screen and tools
+log = logging.getLogger(__name__)
 
 
 class Conn:
@@ -256,7 +245,7 @@ class Server:
                      f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
         conn.state = "writing"
         conn.head = None
-        conn.deadline = time.monotonic() + SEND_DEADLINE
+        conn.deadline = time.monotonic() + HTTP_SEND_DEADLINE
         self._write(conn, close_after=True)
 
     # -- queueing for a thread: known devices first, strangers in turn by address --
@@ -308,7 +297,7 @@ class Server:
         if not conn.known:
             self.running_strangers += 1
         try:
-            conn.sock.settimeout(SEND_DEADLINE)   # the app may write a WebSocket handshake on it
+            conn.sock.settimeout(HTTP_SEND_DEADLINE)   # the app may write a WebSocket handshake on it
         except OSError:
             pass
         self.pool.submit(self._run_app, conn, environ)
@@ -391,7 +380,7 @@ class Server:
             return
         conn.out += out
         conn.state = "writing"
-        conn.deadline = time.monotonic() + SEND_DEADLINE
+        conn.deadline = time.monotonic() + HTTP_SEND_DEADLINE
         self._write(conn)
 
     def _write(self, conn: Conn, close_after: bool = False) -> None:

@@ -1,21 +1,16 @@
 """Blueprint: the history page, standings, BG Stats links and the CSV export, all read from SQLite on request."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, g, jsonify, request
+from flask import Blueprint, Response, g, jsonify, request
 
-from . import api, history, views
-from .game.errors import RuleError
-from .pages import _context, _page
-from .table import Refused, Table
+from companion import views
+from companion.store import history
+from companion.table import Refused
+from companion.web.device import current_table
+from companion.web.fields import NAME, payload
+from companion.web.pages import page_context, render_page
 
 bp = Blueprint("history", __name__)
-bp.before_request(api.guard_writes)
-bp.register_error_handler(Refused, api.on_refused)
-bp.register_error_handler(RuleError, api.on_rule_error)
-
-
-def table() -> Table:
-    return current_app.extensions["table"]
 
 
 def _int(name: str, default: int, top: int) -> int:
@@ -30,28 +25,28 @@ def _int(name: str, default: int, top: int) -> int:
 @bp.get("/history")
 def page():
     """Every finished and abandoned game, newest first, and the standings at this table."""
-    return _page("history.html", **_context("history"))
+    return render_page("history.html", **page_context("history"))
 
 
 @bp.get("/api/history")
 def games():
     player = request.args.get("player", "")[:64]
-    found = history.history(table().store, player or None, _int("offset", 0, 10**9), _int("limit", 50, 500))
+    found = history.history(current_table().store, player or None, _int("offset", 0, 10**9), _int("limit", 50, 500))
     found["games"] = [views.history_row(e) for e in found["games"]]
     return jsonify(found)
 
 
 @bp.get("/api/standings")
 def standings():
-    t = table()
+    t = current_table()
     return jsonify(history.tonight(t.store) if request.args.get("tonight") else history.standings(t.store))
 
 
 @bp.post("/api/names/merge")
 def merge():
     """The host of the game on the table counts one spelling of a name as another (an appended row)."""
-    data = api.payload({"alias": (api._NAME, True), "into": (api._NAME, True)})
-    t = table()
+    data = payload({"alias": (NAME, True), "into": (NAME, True)})
+    t = current_table()
     current = t.games.get(t.current) if t.current else None
     if current is None or current.host != g.device:
         raise Refused(403, "not_host")
@@ -64,7 +59,7 @@ def merge():
 
 @bp.get("/api/history.csv")
 def export():
-    resp = Response(history.csv_text(table().store), mimetype="text/csv")
+    resp = Response(history.csv_text(current_table().store), mimetype="text/csv")
     resp.headers["Content-Disposition"] = 'attachment; filename="metropolys-history.csv"'
     return resp
 
@@ -72,7 +67,7 @@ def export():
 @bp.get("/api/games/<gid>/bgstats")
 def bgstats(gid: str):
     """The play for BG Stats' 'createPlay' link: the same on every phone and every tap."""
-    links = history.bgstats(table().store, gid[:64])
+    links = history.bgstats(current_table().store, gid[:64])
     if links is None:
-        raise Refused(409 if table().find(gid[:64]) else 404, "not_finished")
+        raise Refused(409 if current_table().find(gid[:64]) else 404, "not_finished")
     return jsonify(links)

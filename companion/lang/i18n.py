@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import string
 
-from . import catalogs, strings
-from .game.errors import MESSAGES
+from companion.game.errors import MESSAGES
+from companion.lang import catalogs, strings
 
 DEFAULT = "en"
 LANGS = (DEFAULT, *(code for code in catalogs.languages() if code != DEFAULT))

@@ -1,13 +1,14 @@
 """One LED per player colour beside the board, so the table sees whose turn it is without a phone."""
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 import threading
 import time
 import warnings
 
-from .game.state import COLORS
+from companion.game.state import COLORS
 
 DEFAULT_PINS = "blue=17,red=27,white=22,gray=23"
 PHASES = ("lobby", "playing", "finished")
@@ -313,6 +314,10 @@ def make_leds(pins_text: str | None, active_high: bool = True, pin_factory=None,
         return NoLeds(None, active_high, reason)
     if pin_factory is None:
         lgpio_workdir(workdir)
+        if not gpio_here():
+            reason = f"{NO_GPIO} (No /dev/gpiochip or /dev/gpiomem, and no GPIOZERO_PIN_FACTORY or PIGPIO_ADDR set.)"
+            log(reason)
+            return NoLeds(pins, active_high, reason)
         try:
             pin_factory = _default_factory()
         except Exception as e:
@@ -325,6 +330,13 @@ def make_leds(pins_text: str | None, active_high: bool = True, pin_factory=None,
         reason = f"Cannot use GPIO pins {pins_text or DEFAULT_PINS} ({e}): LEDs are off; the game works without them."
         log(reason)
         return NoLeds(pins, active_high, reason)
+
+
+def gpio_here() -> bool:
+    """Whether gpiozero could find a pin here: off a Pi it is not even imported (its import is most of a start)."""
+    if os.environ.get("GPIOZERO_PIN_FACTORY") or os.environ.get("PIGPIO_ADDR"):
+        return True
+    return bool(glob.glob("/dev/gpiochip*") or glob.glob("/dev/gpiomem*"))
 
 
 def lgpio_workdir(workdir: str | None = None) -> None:
@@ -397,11 +409,11 @@ def read_settings(path: str) -> dict[str, str]:
 
 
 def main(argv=None) -> int:
-    """`python -m companion.leds`: light each LED in turn, naming its colour and pin, to check the wiring."""
+    """`python -m companion.pi.leds`: light each LED in turn, naming its colour and pin, to check the wiring."""
     import argparse
     import shutil
 
-    p = argparse.ArgumentParser(prog="python -m companion.leds", description=main.__doc__.split(": ", 1)[1])
+    p = argparse.ArgumentParser(prog="python -m companion.pi.leds", description=main.__doc__.split(": ", 1)[1])
     p.add_argument("--settings", metavar="FILE",
                    help="the service's settings file (e.g. /etc/default/metropolys-companion) to take the pins from")
     p.add_argument("--pins", help=f"colour=GPIO pairs (default: the settings, else {DEFAULT_PINS})")

@@ -16,10 +16,10 @@ from datetime import datetime, timezone
 from typing import Optional
 from urllib.parse import quote
 
-from .db import Also, Store
-from .game.rules import new_game
-from .game.scoring import explain
-from .game.state import State
+from companion.game.rules import new_game
+from companion.game.scoring import explain
+from companion.game.state import State
+from companion.store.db import Also, Store
 
 ENDED = ("finished", "abandoned")   # the phases a game never leaves (abandon: the evening's own event)
 TONIGHT = 12 * 3600                 # "tonight" on the table display: games ended in the last 12 hours

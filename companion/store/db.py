@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Optional
 # Work done inside an event's transaction: (connection, the event's time) -> None.
 Also = Callable[[sqlite3.Connection, float], None]
 
-from . import recover
+from companion.store import recover
 
 log = logging.getLogger(__name__)
 
@@ -417,13 +417,6 @@ class Store:
         for game, seq, kind, body, device in rows:
             yield game, seq, kind, json.loads(body), device
 
-    def latest_play(self) -> Optional[tuple[str, float]]:
-        """(game, created_at) of the summarised game created last."""
-        with self._lock:
-            row = self.conn.execute(
-                "SELECT game, created_at FROM plays ORDER BY created_at DESC, game DESC LIMIT 1").fetchone()
-        return tuple(row) if row else None
-
     def exists(self, game: str) -> bool:
         with self._lock:
             return self.conn.execute("SELECT 1 FROM events WHERE game = ? AND seq = 1", (game,)).fetchone() is not None
@@ -464,10 +457,6 @@ class Store:
             if device is None:
                 return self.conn.execute("SELECT count(*) FROM layouts").fetchone()[0]
             return self.conn.execute("SELECT count(*) FROM layouts WHERE device = ?", (device,)).fetchone()[0]
-
-    def integrity(self) -> str:
-        with self._lock:
-            return self.conn.execute("PRAGMA integrity_check").fetchone()[0]
 
     def close(self) -> None:
         """A clean stop: the next start need not read the whole file."""

@@ -6,13 +6,8 @@ import threading
 import time
 from typing import Callable, Optional
 
-from .wsloop import LiveSocket, Loop
-
-PER_DEVICE = 3     # a phone needs one; a reload or a second tab may briefly hold another
-PER_ADDRESS = 8    # every device behind one address together (fresh cookies cost nothing)
-# The Pi's own screen (the /table kiosk) and tools run on the Pi itself; no device on the network can
-# send from these addresses, so no per-address cap counts them (a proxy in front would change that).
-OWN = frozenset({"127.0.0.1", "::1"})
+from companion.limits import OWN, SOCKETS_PER_ADDRESS, SOCKETS_PER_DEVICE
+from companion.live.wsloop import LiveSocket, Loop
 
 
 class Subscriber:
@@ -38,7 +33,7 @@ class Subscriber:
 class Hub:
     """Who is listening to which game, and how many sockets each device and address holds."""
 
-    def __init__(self, per_device: int = PER_DEVICE, per_address: int = PER_ADDRESS):
+    def __init__(self, per_device: int = SOCKETS_PER_DEVICE, per_address: int = SOCKETS_PER_ADDRESS):
         self.per_device = per_device
         self.per_address = per_address
         self.loop = Loop()
@@ -72,7 +67,7 @@ class Hub:
         live = LiveSocket(sock, self.loop, on_close=lambda: self.leave(sub))
         sub.live = live
         live.send(first)
-        self.loop.add(live)
+        self.loop.watch(live)
         return live
 
     def leave(self, sub: Subscriber) -> None:
@@ -116,6 +111,3 @@ class Hub:
             sub.offer(cache[sub.device])
         return len(subs)
 
-    def count(self, game: str) -> int:
-        with self._lock:
-            return len(self._subs.get(game, ()))

@@ -1,15 +1,18 @@
-"""Before any route: the Host header must name this server (DNS rebinding), and every answer carries the page policy."""
+"""Before any route: the Host header must name this server (DNS rebinding), every answer carries the page policy,
+and sockets and writes come only from this server's own pages."""
 from __future__ import annotations
 
 import ipaddress
 import json
 import socket
 from typing import Callable, Iterable, Optional
-from urllib.parse import urlsplit
+from urllib.parse import urlparse, urlsplit
 
+from flask import Flask, Response, request
 from werkzeug.wrappers import Request
 
-from . import i18n
+from companion.lang import i18n
+from companion.web.errors import refuse
 
 # No script but our own files, nothing embedded, never framed; style too comes only from our files.
 CSP = "default-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'"
@@ -76,7 +79,7 @@ def host_allowed(host: Optional[str], names: Iterable[str], local_addr: Optional
 
 
 def _local_addr(environ: dict) -> Optional[str]:
-    """The address the request came in on (companion/httploop.py and werkzeug both hand the socket over)."""
+    """The address the request came in on (companion/live/httploop.py and werkzeug both hand the socket over)."""
     sock = environ.get("companion.socket") or environ.get("werkzeug.socket")
     try:
         addr = sock.getsockname() if sock is not None else None
@@ -116,3 +119,57 @@ class Guard:
         start_response("421 Misdirected Request", [("Content-Type", kind), ("Content-Length", str(len(body))),
                                                   ("Connection", "close"), *HEADERS])
         return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
+
+
+# -- inside Flask: sockets and writes only from this server's own pages --
+
+def _host_port(netloc: str, default_port: str) -> str:
+    """host:port, lower case, with the port filled in when the header left it out."""
+    netloc = netloc.lower()
+    return netloc if ":" in netloc.rsplit("]", 1)[-1] else f"{netloc}:{default_port}"
+
+
+def same_origin(value: Optional[str]) -> bool:
+    """Origin (or Referer) names this server: same host and port (a Host header may omit the port)."""
+    if not value:
+        return False
+    try:
+        url = urlparse(value)
+    except ValueError:   # "http://[::1" and the like: not an origin at all
+        return False
+    if url.scheme not in ("http", "https") or not url.netloc:
+        return False
+    theirs = _host_port(url.netloc, "443" if url.scheme == "https" else "80")
+    return theirs == _host_port(request.host, request.environ.get("SERVER_PORT", "80"))
+
+
+def guard_sockets() -> Optional[Response]:
+    """A socket from a foreign page is refused before the handshake: it never gets a byte of a view."""
+    if request.headers.get("Upgrade", "").lower() != "websocket" or not request.path.startswith("/api/"):
+        return None
+    if not request.headers.get("Host"):
+        return refuse(400, "bad_request")   # RFC 6455 4.1: a handshake names its host
+    if not same_origin(request.headers.get("Origin")):
+        return refuse(403, "bad_origin")
+    return None
+
+
+def guard_writes() -> Optional[Response]:
+    """CSRF as OWASP advises for JSON APIs: a JSON body and an Origin (or Referer) of this server."""
+    if request.method in ("GET", "HEAD", "OPTIONS") or not request.path.startswith("/api/"):
+        return None
+    if request.routing_exception is not None:   # no such route or method: 404 or 405 says so first
+        return None
+    if request.mimetype != "application/json":
+        return refuse(415, "bad_json")
+    origin = request.headers.get("Origin")
+    if not (same_origin(origin) if origin else same_origin(request.headers.get("Referer"))):
+        return refuse(403, "bad_origin")
+    return None
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(guard_sockets)
+    app.before_request(guard_writes)
+    # Outermost: a foreign Host is refused before routing; every answer carries the page policy.
+    app.wsgi_app = Guard(app.wsgi_app, lambda: app.config["JOIN_URL"])

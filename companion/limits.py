@@ -1,0 +1,75 @@
+"""Every abuse limit in one table, so a reviewer sees what a stranger, a mad phone or a slow client can cost.
+
+| limit | value | where it bites | why this value |
+|---|---|---|---|
+| MAX_CONNECTIONS | 512 | live/httploop.py | HTTP connections held at once; at the cap a stranger's is closed for a new one |
+| MAX_HEAD | 16 KiB | live/httploop.py | request line and headers |
+| MAX_BODY | 64 KiB | live/httploop.py, Flask's MAX_CONTENT_LENGTH | the largest JSON a page sends is a few hundred bytes |
+| REQUEST_DEADLINE | 10 s | live/httploop.py | first byte to last: a slow drip does not beat it |
+| IDLE_DEADLINE | 10 s | live/httploop.py | a new connection that says nothing |
+| KEEPALIVE | 5 s | live/httploop.py | a kept-alive connection waiting for its next request |
+| HTTP_SEND_DEADLINE | 10 s | live/httploop.py | an answer the client does not read |
+| PER_ADDRESS_THREADS | 4 | live/httploop.py | a stranger address's requests running at once; the rest wait in the loop |
+| RESERVED_THREADS | 4 | live/httploop.py | threads strangers never take: known devices always find one |
+| LINGER, MAX_LINGERING | 2 s, 256 | live/httploop.py | closing connections drained before they close |
+| SOCKETS_PER_DEVICE | 3 | live/hub.py | a phone needs one; a reload or a second tab may briefly hold another |
+| SOCKETS_PER_ADDRESS | 8 | live/hub.py | every device behind one address (fresh cookies cost nothing) |
+| MAX_MESSAGE | 1 KiB | live/wsloop.py | a phone's socket message (the socket carries no actions) |
+| SOCKET_SEND_DEADLINE | 10 s | live/wsloop.py | a view the phone does not read: the socket is dropped |
+| MAX_QUEUED | 256 KiB | live/wsloop.py | bytes queued for one socket before it is dropped |
+| PING_INTERVAL | 25 s | live/wsloop.py | no pong by the next ping and the socket is dropped |
+| RATE_LIMIT, ACTION_BURST | 10/s, 20 | web/throttle.py (config RATE_LIMIT) | bids, passes, undos, codes per device |
+| WRITE_RATE_LIMIT, WRITE_BURST | 2/s, 30 | web/throttle.py (config WRITE_RATE_LIMIT) | games, seats, names, cards, layouts per device |
+| WRITES_PER_ADDRESS_FACTOR, WRITE_BURST_PER_ADDRESS | 5x, 150 | web/throttle.py | the same per address, for devices that drop their cookie |
+| LOBBY_LIMIT | 5 | web/api.py (config) | games one device hosts that have not started (twice that per address) |
+| CHANGES_PER_GAME | 100 | web/throttle.py | seat claims, renames, releases, cards and setups one device logs in one game |
+| LAYOUTS_PER_DEVICE, LAYOUTS_IN_ALL | 20, 200 | web/api.py | saved layouts: a host reuses a handful; cookies can be thrown away |
+| NAME_LENGTH | 24 | names.py | the forms' maxlength says the same |
+| FREE_TRIES, MAX_WAIT, FORGET | 3, 60 s, 1 h | codes.py | wrong codes: free typos, then a doubling wait per device and address |
+
+OWN is not a limit but who no limit counts: the Pi's own screen and tools, on loopback.
+"""
+from __future__ import annotations
+
+# -- the HTTP loop (live/httploop.py) --
+MAX_CONNECTIONS = 512
+MAX_HEAD = 16 * 1024
+MAX_BODY = 64 * 1024
+REQUEST_DEADLINE = 10.0
+IDLE_DEADLINE = 10.0
+KEEPALIVE = 5.0
+HTTP_SEND_DEADLINE = 10.0
+PER_ADDRESS_THREADS = 4
+RESERVED_THREADS = 4
+LINGER = 2.0
+MAX_LINGERING = 256
+
+# -- live sockets (live/hub.py, live/wsloop.py) --
+SOCKETS_PER_DEVICE = 3
+SOCKETS_PER_ADDRESS = 8
+MAX_MESSAGE = 1024
+SOCKET_SEND_DEADLINE = 10.0
+MAX_QUEUED = 256 * 1024
+PING_INTERVAL = 25.0
+
+# -- what one device may write (web/throttle.py, web/api.py; the rates are settings in app.DEFAULTS) --
+RATE_LIMIT = 10.0
+ACTION_BURST = 20
+WRITE_RATE_LIMIT = 2.0
+WRITE_BURST = 30
+WRITES_PER_ADDRESS_FACTOR = 5
+WRITE_BURST_PER_ADDRESS = 150
+LOBBY_LIMIT = 5
+CHANGES_PER_GAME = 100
+LAYOUTS_PER_DEVICE = 20
+LAYOUTS_IN_ALL = 200
+NAME_LENGTH = 24
+
+# -- codes read aloud (codes.py): 6 symbols of 31; at most ~730 guesses per address over a 12-hour night --
+FREE_TRIES = 3
+MAX_WAIT = 60.0
+FORGET = 3600.0
+
+# The Pi's own screen (the /table kiosk) and tools run on the Pi itself; no device on the network can send
+# from these addresses, so no per-address cap counts them (a proxy in front would change that).
+OWN = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})

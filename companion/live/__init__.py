@@ -1,0 +1,1 @@
+"""The live sockets and the HTTP loop that carries them: slow clients cost a socket, never a thread."""

@@ -1,0 +1,357 @@
+"""Blueprint: the JSON API and the live socket. Requests are checked here; `table` does the rest."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, g, jsonify, request
+
+from companion import names
+from companion.game.board import board_data
+from companion.game.setup import check_saved_layout
+from companion.limits import LAYOUTS_IN_ALL, LAYOUTS_PER_DEVICE
+from companion.live.wsloop import HandshakeError, LiveSocket, accept_headers
+from companion.pi.netaddr import join_url, no_network, start_url
+from companion.table import Refused
+from companion.web.device import address, current_table
+from companion.web.errors import refuse
+from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload
+from companion.web.guard import same_origin
+from companion.web.throttle import limit_actions, limit_changes, limit_writes, lobbies_lock, open_lobbies
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def view_response(text: str) -> Response:
+    """A view already encoded once for this device (the same text its socket gets)."""
+    return Response(text, mimetype="application/json")
+
+
+# -- games --
+
+@bp.post("/games")
+def create_game():
+    options = payload(GAME_FIELDS)
+    limit_writes()
+    t = current_table()
+    # Games a device hosts that have not started yet; twice that per address, for devices that drop their cookie.
+    per_device = current_app.config["LOBBY_LIMIT"]
+    if sum(1 for game in list(t.games.values()) if game.host == g.device and game.phase == "lobby") >= per_device:
+        raise Refused(429, "games_full", limit=per_device)
+    address = request.remote_addr or ""
+    by_address = current_app.extensions["lobbies"]
+    with lobbies_lock:
+        mine = by_address[address] = open_lobbies(by_address.get(address, []))
+        if len(mine) >= 2 * per_device:
+            raise Refused(429, "games_full", limit=2 * per_device)
+        for other in [a for a, gids in by_address.items() if not open_lobbies(gids)]:
+            del by_address[other]
+        game = t.create(options, g.device)
+        by_address.setdefault(address, []).append(game.id)
+    return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
+                    "shown": game.shown}), 201
+
+
+@bp.get("/games/current")
+def current_game():
+    """The game the table shows (the host chose it): the front door offers it first."""
+    t = current_table()
+    game = t.games.get(t.current) if t.current else None
+    if game is None:
+        return jsonify({"id": None, "join_url": None, "phase": None,
+                        "start_url": start_url(request.host_url, current_app.config),
+                        "no_network": no_network(request.host_url, current_app.config.get("JOIN_URL"),
+                                                 current_app.config.get("LISTEN"))})
+    return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
+                    "phase": game.phase,
+                    "players": [{"color": c, "name": game.names.get(c), "seated": c in game.devices}
+                                for c in game.colors],
+                    "host": game.can_host(g.device), "seated": game.seat_of(g.device),
+                    "setup": {"mode": game.mode, "players": list(game.colors),
+                              "removed_districts": sorted(game.removed), "deal": game.deal,
+                              "layout": game.layout}})
+
+
+@bp.get("/table")
+def table_display():
+    """Whether this device is a table display, and whether it is the Pi's own screen (the kiosk)."""
+    t = current_table()
+    return jsonify({"display": g.device in t.displays, "kiosk": g.device in t.kiosks})
+
+
+@bp.post("/table/code")
+def display_code():
+    """Asked for on the Pi's own screen only: the code that makes another device a table display."""
+    payload({})
+    return jsonify({"code": current_table().show_display_code(g.device)})
+
+
+@bp.post("/table/claim")
+def claim_display():
+    data = payload({"code": (STR, True)})
+    current_table().become_display(data["code"], g.device, address())
+    return jsonify({"display": True})
+
+
+@bp.get("/games/<gid>")
+def get_game(gid: str):
+    return view_response(current_table().view_json(gid, g.device))
+
+
+@bp.post("/games/<gid>/setup")
+def change_setup(gid: str):
+    options = payload(GAME_FIELDS)
+    limit_writes()
+    limit_changes(current_table().get(gid))
+    return view_response(current_table().change_setup(gid, options, g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>")
+def claim_seat(gid: str, color: str):
+    data = payload({"name": (NAME, True)})
+    name = names.clean(data["name"])
+    if name is None:
+        raise Refused(400, "bad_name")
+    limit_writes()
+    limit_changes(current_table().get(gid))
+    return view_response(current_table().claim_seat(gid, color, name, g.device, address()))
+
+
+@bp.post("/games/<gid>/seats/<color>/release")
+def release_seat(gid: str, color: str):
+    payload({})
+    limit_writes()
+    limit_changes(current_table().get(gid))
+    return view_response(current_table().release_seat(gid, color, g.device, address()))
+
+
+@bp.post("/games/<gid>/seats/<color>/code")
+def seat_code(gid: str, color: str):
+    payload({})
+    return view_response(current_table().seat_code(gid, color, g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>/move")
+def move_seat(gid: str, color: str):
+    data = payload({"code": (STR, True), "name": (NAME, False)})
+    limit_actions()
+    name = data["name"].strip() if "name" in data else None
+    return view_response(current_table().move_seat(gid, color, data["code"], name, g.device, address()))
+
+
+@bp.post("/games/<gid>/seats/<color>/rescue")
+def rescue_seat(gid: str, color: str):
+    """A seat whose phone is gone: without a code, the Pi's screen shows one; with it, the move is announced."""
+    data = payload({"code": (STR, False)})
+    limit_actions()
+    return view_response(current_table().rescue_seat(gid, color, data.get("code"), g.device, address()))
+
+
+@bp.post("/games/<gid>/seats/<color>/rescue/cancel")
+def cancel_rescue(gid: str, color: str):
+    payload({})
+    return view_response(current_table().cancel_rescue(gid, color, g.device))
+
+
+@bp.post("/games/<gid>/seats/<color>/remove")
+def remove_seat(gid: str, color: str):
+    payload({})
+    return view_response(current_table().remove_seat(gid, color, g.device))
+
+
+@bp.post("/games/<gid>/host")
+def hand_host(gid: str):
+    data = payload({"color": (STR, False), "table": (TRUE, False)})
+    if ("color" in data) == ("table" in data):
+        raise Refused(400, "missing_field", field="color")
+    if "table" in data:
+        return view_response(current_table().table_host(gid, g.device))
+    return view_response(current_table().hand_host(gid, data["color"], g.device))
+
+
+@bp.post("/games/<gid>/host/claim")
+def claim_host(gid: str):
+    data = payload({"code": (STR, False)})
+    limit_actions()
+    return view_response(current_table().claim_host(gid, data.get("code"), g.device, address()))
+
+
+@bp.post("/games/<gid>/host/approve")
+def approve_host(gid: str):
+    data = payload({"color": (STR, True)})
+    return view_response(current_table().approve_host(gid, data["color"], g.device))
+
+
+@bp.post("/games/<gid>/pass-for")
+def pass_for(gid: str):
+    data = payload({"expect_seq": (INT, False)})
+    return view_response(current_table().pass_for(gid, g.device, data.get("expect_seq")))
+
+
+@bp.post("/games/<gid>/abandon")
+def abandon(gid: str):
+    data = payload({"confirm": (STR, True)})
+    return view_response(current_table().abandon(gid, data["confirm"], g.device))
+
+
+@bp.post("/games/<gid>/rematch")
+def rematch(gid: str):
+    data = payload({"rotate": (("true or false", lambda v: isinstance(v, bool)), False)})
+    _game, text = current_table().rematch(gid, data.get("rotate", True), g.device)
+    return view_response(text)
+
+
+@bp.post("/games/<gid>/seats/<color>/cards")
+def enter_cards(gid: str, color: str):
+    data = payload({"area": (STR, True), "neighborhood": (OPT_STR, False)})
+    limit_writes()
+    limit_changes(current_table().get(gid))
+    return view_response(current_table().enter_cards(gid, color, data["area"], data.get("neighborhood"), g.device))
+
+
+@bp.post("/games/<gid>/start")
+def start_game(gid: str):
+    payload({})
+    return view_response(current_table().start(gid, g.device))
+
+
+@bp.post("/games/<gid>/actions")
+def act(gid: str):
+    data = payload({"bid": (STR, False), "value": (INT, False), "pass": (TRUE, False),
+                    "expect_seq": (INT, False)})
+    if ("pass" in data) == ("bid" in data) or ("bid" in data) != ("value" in data):
+        raise Refused(400, "bad_action")
+    limit_actions()
+    return view_response(current_table().act(gid, g.device, data, data.get("expect_seq")))
+
+
+@bp.post("/games/<gid>/undo")
+def undo(gid: str):
+    data = payload({"expect_seq": (INT, False)})
+    limit_actions()
+    return view_response(current_table().undo(gid, g.device, data.get("expect_seq")))
+
+
+@bp.get("/games/<gid>/record")
+def record(gid: str):
+    response = jsonify(current_table().record(gid))
+    response.headers["Content-Disposition"] = f'attachment; filename="metropolys-{gid}.json"'
+    return response
+
+
+# -- board, layouts, hardware --
+
+@bp.get("/board")
+def board():
+    response = jsonify(board_data())
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@bp.get("/layouts")
+def layouts():
+    """Names (and player counts) only; `?name=` gives that one layout with its tokens."""
+    name = request.args.get("name")
+    if name is None:
+        return jsonify(current_table().store.layouts())
+    layout = current_table().store.layout(name)
+    if layout is None:
+        raise Refused(404, "no_layout")
+    # Saved before layouts were checked on save: checked again before any page gets it.
+    players, removed = check_saved_layout(layout["tokens"])
+    return jsonify({"name": name, "players": players, "removed_districts": sorted(removed),
+                    "tokens": layout["tokens"]})
+
+
+@bp.post("/layouts")
+def save_layout():
+    """A layout is checked as strictly as a game's; only the device that saved a name may overwrite it."""
+    data = payload({"name": (NAME, True), "tokens": (OBJ, True)})
+    name = names.clean(data["name"])
+    if name is None:
+        raise Refused(400, "bad_name")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["tokens"].items()):
+        raise Refused(400, "bad_type", field="tokens", kind="an object from neighborhood to token kind")
+    players, removed = check_saved_layout(data["tokens"])
+    limit_writes()
+    store = current_table().store
+    old = store.layout(name)
+    if old is not None and old["device"] != g.device:
+        raise Refused(409, "layout_taken")
+    if old is None:
+        if store.layout_count(g.device) >= LAYOUTS_PER_DEVICE:
+            raise Refused(429, "layouts_full", limit=LAYOUTS_PER_DEVICE)
+        if store.layout_count() >= LAYOUTS_IN_ALL:
+            raise Refused(429, "layouts_full", limit=LAYOUTS_IN_ALL)
+    store.save_layout(name, dict(data["tokens"]), g.device, players)
+    return jsonify({"name": name, "players": players, "removed_districts": sorted(removed)}), 201
+
+
+@bp.get("/hardware")
+def hardware():
+    leds = current_app.extensions.get("leds")
+    return jsonify(leds.status() if leds else {"gpio": "none", "lit": [], "pins": {}})
+
+
+@bp.post("/hardware/test")
+def hardware_test():
+    payload({})
+    t = current_table()
+    game = t.games.get(t.current) if t.current else None
+    if game is not None and game.phase == "playing" and not game.can_host(g.device):
+        raise Refused(403, "not_host")  # mid-game, only the host may take the LEDs away from the bidder
+    leds = current_app.extensions.get("leds")
+    if leds:
+        leds.test_sequence()
+    return jsonify(leds.status() if leds else {"gpio": "none", "lit": [], "pins": {}})
+
+
+class _Upgraded(Response):
+    """The socket has left HTTP: nothing more may be written on it as a response."""
+
+    def __call__(self, environ, start_response):
+        if "companion.detach" in environ:
+            return []   # companion/live/httploop.py: no start_response, so nothing is written
+        return super().__call__(environ, start_response)
+
+
+def live(gid: str) -> Response:
+    """WebSocket: this device's whole view on connect, then after every change. The socket is handed
+    to the live loop (companion.live.wsloop): under `companion serve` it holds no server thread."""
+    if not same_origin(request.headers.get("Origin")):
+        return refuse(403, "bad_origin")
+    environ = request.environ
+    sock = environ.get("companion.socket") or environ.get("werkzeug.socket")
+    try:
+        head = accept_headers(environ)
+    except HandshakeError:
+        return refuse(400, "bad_request")
+    if sock is None:
+        return refuse(400, "bad_request")
+    t = current_table()
+    try:
+        game = t.get(gid)   # any case; old codes as they were
+    except Refused:
+        game = None
+    sub = t.hub.join(game.id, g.device, request.remote_addr or "") if game is not None else None
+    if game is not None and sub is None:
+        return refuse(429, "too_many_sockets")
+    if sub is not None:
+        t.presence(game.id)   # this seat is online again, in its own first view too
+    try:
+        sock.sendall(head)
+    except OSError:   # the phone is gone already
+        if sub is not None:
+            t.hub.leave(sub)
+        return _Upgraded()
+    detach = environ.get("companion.detach")
+    if detach is not None:
+        detach()   # from here on the connection is the live loop's, not the HTTP loop's
+    if game is None:
+        live = LiveSocket(sock, t.hub.loop)
+        live.close(1008, "no such game")
+    else:
+        with game.lock:   # no change slips between this first view and the next publish
+            live = t.hub.attach(sub, sock, t.view_json(game.id, g.device))
+    if detach is None:
+        live.closed.wait()   # werkzeug's server: this thread waits it out
+    return _Upgraded()
+
+

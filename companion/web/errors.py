@@ -1,0 +1,70 @@
+"""Every refusal, in one place: a sentence in the device's language and a JSON code, whichever blueprint refused."""
+from __future__ import annotations
+
+from flask import Flask, Response, current_app, g, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from companion.game.errors import RuleError
+from companion.lang import i18n
+from companion.store.db import StoreError, StoreFull
+from companion.table import Refused
+from companion.web.device import current_table, lang
+
+
+def refuse(status: int, key: str, **params) -> Response:
+    sentence = i18n.t(lang(), key, **params)
+    response = jsonify({"error": sentence[:1].upper() + sentence[1:], "code": key})
+    response.status_code = status
+    return response
+
+
+def on_refused(e: Refused):
+    if e.key == "stale":
+        response = jsonify({"error": i18n.t(lang(), "stale"), "code": "stale",
+                            "view": current_table().view(request.view_args.get("gid", ""), g.device)})
+        response.status_code = 409
+        return response
+    return refuse(e.status, e.key, **e.params)
+
+
+def on_store_error(e: StoreError):
+    """Nothing was recorded: the device is told why, in its language (a full disk is said as such)."""
+    key = e.key
+    if isinstance(e, StoreFull):
+        key = "disk_full" if request.endpoint == "api.act" else "disk_full_change"
+        current_app.logger.error("The disk is full: %s %s was not recorded.", request.method, request.path)
+    else:
+        current_app.logger.error("The database did not take %s %s: %s", request.method, request.path, e)
+    return refuse(507 if isinstance(e, StoreFull) else 503, key)
+
+
+def on_rule_error(e: RuleError):
+    response = jsonify({"error": i18n.error_sentence(lang(), e, you=about_you(e)), "code": e.code})
+    response.status_code = 422
+    return response
+
+
+def about_you(e: RuleError) -> bool:
+    """The refused player is this device's own seat: the sentence says "you", not the player's name."""
+    gid, player = (request.view_args or {}).get("gid"), e.params.get("player")
+    if not gid or not player:
+        return False
+    try:
+        return current_table().get(gid).seat_of(g.device) == player
+    except Refused:
+        return False
+
+
+def http_error(e: HTTPException):
+    """404, 405 and 413 under /api answer in JSON, in the device's language; pages keep Flask's own."""
+    if not request.path.startswith("/api/"):
+        return e
+    key = {404: "not_found", 405: "bad_method", 413: "too_large"}.get(e.code, "bad_request")
+    return refuse(e.code or 400, key)
+
+
+def init_app(app: Flask) -> None:
+    app.register_error_handler(Refused, on_refused)
+    app.register_error_handler(StoreError, on_store_error)
+    app.register_error_handler(RuleError, on_rule_error)
+    app.register_error_handler(HTTPException, http_error)
