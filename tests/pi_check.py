@@ -143,7 +143,9 @@ def policies() -> None:
             f.write(text)
         sh("systemctl daemon-reload")
         started = sh(f"systemctl start leds-{name}.service")
-        log = sh(f"journalctl -u leds-{name}.service -o cat --no-pager | tail -n 3").stdout.strip().replace("\n", " | ")
+        # the wiring check's own lines, not systemd's about the unit
+        log = sh(f"journalctl -u leds-{name}.service -o cat --no-pager | grep -v 'leds-{name}.service' | tail -n 4"
+                 ).stdout.strip().replace("\n", " | ")
         say("policy " + json.dumps({"name": name, "ok": started.returncode == 0, "log": log[-400:]}))
 
 
@@ -157,8 +159,7 @@ def main() -> None:
     say("answered " + json.dumps({"boot": answered, "qr": "<svg" in page and "qr" in page.lower()}))
     venv = f"{APP}/.venv/bin/python"
     facts = sh(f"{venv} -c 'import gpiozero, lgpio, importlib.metadata as m; print(m.version(gpiozero.__name__), gpiozero.__file__, lgpio.__file__)'; "
-               "ls -l /dev/gpiochip0; cat /sys/bus/gpio/devices/gpiochip0/of_node/compatible 2>/dev/null "
-               "|| cat /sys/class/gpio/gpiochip*/label; "
+               "ls -l /dev/gpiochip0; tr '\\0' '\\n' < /sys/bus/gpio/devices/gpiochip0/of_node/compatible; "
                "dpkg-query -W -f '${Version}' python3-gpiozero; echo; systemctl --version | head -n 1; "
                f"journalctl -u {SERVICE} -o cat --no-pager | grep -i -e gpio -e led | tail -n 3")
     say("facts " + json.dumps(facts.stdout + facts.stderr))

@@ -79,10 +79,10 @@ export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheelhouse PIP_DISABLE_PIP_VERSION_CHECK=1
 # install.sh's two pip commands for the locks (the project itself comes with each run's checkout)
 $py -m pip install --require-hashes -r /wheelhouse/run.txt
 PYPI=1 $py -m pip install --no-binary=lgpio --no-build-isolation --use-pep517 --require-hashes -r /wheelhouse/pi.txt
-$py -c 'import lgpio, gpiozero; print("lgpio", lgpio.__file__, "gpiozero", gpiozero.__version__)'
+$py -c 'import lgpio, gpiozero, importlib.metadata as m; print("lgpio", lgpio.__file__, "gpiozero", m.version("gpiozero"))'
 """
-                ch._run(["chroot", str(merged), "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root",
-                         "PIP_NO_CACHE_DIR=1", "bash", "-c", script], timeout=3600)
+                ch._run(["nice", "-n", "10", "chroot", str(merged), "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+                         "HOME=/root", "PIP_NO_CACHE_DIR=1", "bash", "-c", script], timeout=3600)
             finally:
                 subprocess.run(["umount", str(merged / "wheelhouse")], capture_output=True)
         finally:
@@ -261,7 +261,7 @@ class PiVM:
     def boot(self, image: Path, boot: Path) -> None:
         self.started = time.monotonic()
         serial, qmp = self.dir / "serial.sock", self.dir / "qmp.sock"
-        cmd = ["qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg,thread=single",
+        cmd = ["nice", "-n", "10", "qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg,thread=single",
                "-kernel", str(boot / "Image"), "-initrd", str(boot / "initrd"), "-dtb", str(boot / "pi3.dtb"),
                "-append", "console=ttyAMA0 root=LABEL=root rootfstype=ext4 rw rootwait quiet loglevel=3 "
                           f"systemd.show_status=0 modprobe.blacklist={BLACKLIST}",
