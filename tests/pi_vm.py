@@ -1,7 +1,7 @@
 """An emulated Raspberry Pi 3 (QEMU's raspi3b) running Debian trixie arm64 with the Pi's own GPIO driver
 (pinctrl-bcm2835): the companion's LEDs checked down to the GPIO level register the host reads from QEMU.
 
-Built once and cached beside the container roots (see container_helpers): the arm64 root (debootstrap under
+Built once and cached beside the container roots (see container_helpers): the arm64 root (mmdebstrap under
 qemu-user), a venv layer holding the project's dependencies with lgpio built from PyPI's source package (no
 cp313 aarch64 wheel exists), and the kernel, initrd and device tree taken from that root. Each run makes a
 throwaway SD image of root + venv + this checkout, boots it with no network, and talks to tests/pi_check.py
