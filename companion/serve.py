@@ -76,6 +76,8 @@ def serve(args) -> int:
     later.start()
     server.serve_forever()
     later.cancel()
+    # the LEDs go dark when the service stops (seen in the emulated Pi: the last bidder's pin stayed high)
+    app.extensions["leds"].close()
     store.close()   # a clean stop: the next start need not read the whole file
     return 0
 

@@ -20,9 +20,7 @@ APP = "/opt/metropolys-companion"
 SERVICE = "metropolys-companion.service"
 ORIGIN = os.environ.get("PI_CHECK_ORIGIN", "http://127.0.0.1:8000")
 DRY = "--game-only" in sys.argv  # a try-out on any machine against a server at PI_CHECK_ORIGIN: no systemctl
-port = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
-tty.setraw(port)
-termios.tcflush(port, termios.TCIFLUSH)
+port = -1  # the serial port to the host, opened by main
 
 
 def say(text: str) -> None:
@@ -72,13 +70,22 @@ def first_answer(timeout: float = 600) -> tuple[float, str]:
     raise RuntimeError("the service did not answer on /table:\n" + sh(f"journalctl -u {SERVICE} -n 30 -o cat").stdout)
 
 
-def highest(legal: dict) -> dict:
-    """The highest bid this player can make (a 13 ends the call at once), else a pass: games end quickly."""
-    best = max(((v, nb) for nb, values in legal["neighborhoods"].items() for v in values), default=None)
-    return {"pass": True} if best is None else {"bid": best[1], "value": best[0]}
+def bid(legal: dict, high: bool) -> dict:
+    """The highest bid this player can make (a 13 ends the call at once: games end quickly), or the lowest (the
+    turn passes to the other seat); a pass when there is none."""
+    bids = sorted((v, nb) for nb, values in legal["neighborhoods"].items() for v in values)
+    if not bids:
+        return {"pass": True}
+    value, nb = bids[-1] if high else bids[0]
+    return {"bid": nb, "value": value}
+
+
+WATCHED = 6  # moves after which the host reads the LEDs: every one costs seconds of holding still under emulation
 
 
 def play() -> None:
+    """A two-seat game to its end; the host looks at the LEDs at the start, after the first WATCHED moves (the
+    first a low bid, so the turn passes to the other seat; then calls won) and at the end."""
     colours = ["blue", "red"]
     phones = {c: Phone() for c in colours}
     host = phones["blue"]
@@ -88,19 +95,22 @@ def play() -> None:
         phones[c].call("POST", f"/api/games/{gid}/seats/{c}", {"name": c.title()})
     view = host.call("POST", f"/api/games/{gid}/start")
     ask(f"turn {view['seq']} {view['to_act']}")
+    moves = 0
     while view["phase"] == "playing":
         colour = view["to_act"]
         mine = phones[colour].call("GET", f"/api/games/{gid}")
         before = sum(p["buildings"] for p in mine["players"])
-        view = phones[colour].call("POST", f"/api/games/{gid}/actions", dict(highest(mine["legal"]),
+        view = phones[colour].call("POST", f"/api/games/{gid}/actions", dict(bid(mine["legal"], high=moves > 0),
                                                                              expect_seq=mine["seq"]))
+        moves += 1
         built = sum(p["buildings"] for p in view["players"]) > before
-        if view["phase"] != "playing":
-            break
+        if view["phase"] != "playing" or moves > WATCHED:
+            continue
         if built:
             ask(f"call {view['seq']} {view['last_call']['color']} {view['to_act']}")
         else:
             ask(f"turn {view['seq']} {view['to_act']}")
+    say(f"moves {moves}")
     ask(f"end {view['seq']} {','.join(view['scores']['winners'])}")
 
 
@@ -133,18 +143,23 @@ def policies() -> None:
             f.write(text)
         sh("systemctl daemon-reload")
         started = sh(f"systemctl start leds-{name}.service")
-        log = sh(f"journalctl -u leds-{name}.service -o cat --no-pager | tail -n 3").stdout.strip().replace("\n", " | ")
+        # the wiring check's own lines, not systemd's about the unit
+        log = sh(f"journalctl -u leds-{name}.service -o cat --no-pager | grep -v 'leds-{name}.service' | tail -n 4"
+                 ).stdout.strip().replace("\n", " | ")
         say("policy " + json.dumps({"name": name, "ok": started.returncode == 0, "log": log[-400:]}))
 
 
 def main() -> None:
+    global port
+    port = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+    tty.setraw(port)
+    termios.tcflush(port, termios.TCIFLUSH)
     say(f"booted {time.clock_gettime(time.CLOCK_BOOTTIME):.1f}")
     answered, page = first_answer()
     say("answered " + json.dumps({"boot": answered, "qr": "<svg" in page and "qr" in page.lower()}))
     venv = f"{APP}/.venv/bin/python"
     facts = sh(f"{venv} -c 'import gpiozero, lgpio, importlib.metadata as m; print(m.version(gpiozero.__name__), gpiozero.__file__, lgpio.__file__)'; "
-               "ls -l /dev/gpiochip0; cat /sys/bus/gpio/devices/gpiochip0/of_node/compatible 2>/dev/null "
-               "|| cat /sys/class/gpio/gpiochip*/label; "
+               "ls -l /dev/gpiochip0; tr '\\0' '\\n' < /sys/bus/gpio/devices/gpiochip0/of_node/compatible; "
                "dpkg-query -W -f '${Version}' python3-gpiozero; echo; systemctl --version | head -n 1; "
                f"journalctl -u {SERVICE} -o cat --no-pager | grep -i -e gpio -e led | tail -n 3")
     say("facts " + json.dumps(facts.stdout + facts.stderr))

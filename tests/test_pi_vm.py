@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+import pi_check
 import pi_vm
 from test_deploy_containers import figure
 
@@ -43,7 +44,8 @@ def test_lgpio_and_gpiozero_2_from_the_venv_drive_the_pis_own_gpio_chip(pi):
 
 def test_the_bidders_led_and_only_it_is_lit_after_every_move(pi):
     """"lights the GPIO LED of the player whose turn it is" (README), read from the Pi's GPIO level register."""
-    assert len(pi.turns) >= 10, pi.turns
+    assert len(pi.turns) == 1 + pi_check.WATCHED, pi.turns  # the start and each watched move
+    assert pi.moves > pi_check.WATCHED, "the game went on to its end"
     wrong = [(seq, to_act, sorted(seen)) for seq, to_act, seen in pi.turns if seen != {to_act}]
     assert not wrong, wrong
     assert {to_act for _, to_act, _ in pi.turns} == {"blue", "red"}

@@ -166,6 +166,7 @@ class Leds:
             running[0].join()
         with self._lock:
             for led in self._leds.values():
+                led.off()  # a freed pin keeps the level it had: off first, then free
                 led.close()
             self._showing = {c: "off" for c in COLORS}
 
