@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
-from companion import names
 from companion.game.board import board_data
 from companion.game.setup import check_saved_layout
 from companion.limits import LAYOUTS_IN_ALL, LAYOUTS_PER_DEVICE
@@ -12,7 +11,7 @@ from companion.pi.netaddr import join_url, no_network, start_url
 from companion.table import Refused
 from companion.web.device import address, current_table
 from companion.web.errors import refuse
-from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload
+from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload, player_name
 from companion.web.guard import same_origin
 from companion.web.throttle import limit_actions, limit_changes, limit_writes, lobbies_lock, open_lobbies
 
@@ -106,9 +105,7 @@ def change_setup(gid: str):
 @bp.post("/games/<gid>/seats/<color>")
 def claim_seat(gid: str, color: str):
     data = payload({"name": (NAME, True)})
-    name = names.clean(data["name"])
-    if name is None:
-        raise Refused(400, "bad_name")
+    name = player_name(data["name"])
     limit_writes()
     limit_changes(current_table().get(gid))
     return view_response(current_table().claim_seat(gid, color, name, g.device, address()))
@@ -264,9 +261,7 @@ def layouts():
 def save_layout():
     """A layout is checked as strictly as a game's; only the device that saved a name may overwrite it."""
     data = payload({"name": (NAME, True), "tokens": (OBJ, True)})
-    name = names.clean(data["name"])
-    if name is None:
-        raise Refused(400, "bad_name")
+    name = player_name(data["name"])
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["tokens"].items()):
         raise Refused(400, "bad_type", field="tokens", kind="an object from neighborhood to token kind")
     players, removed = check_saved_layout(data["tokens"])

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, g, jsonify, request
 
-from companion import names
+from companion.limits import BOARD_ENTRIES_PER_GAME
 from companion.pi.netaddr import join_url
 from companion.table import Refused
 from companion.web.api import view_response
 from companion.web.device import current_table
-from companion.web.fields import NAME, OPT_STR, STR, STRS, payload
+from companion.web.fields import NAME, OPT_STR, STR, STRS, payload, player_name
 from companion.web.pages import page_context, render_page
-from companion.limits import BOARD_ENTRIES_PER_GAME
 from companion.web.throttle import limit_actions, limit_writes
 
 bp = Blueprint("board", __name__)
@@ -78,9 +77,7 @@ def secret(gid: str, color: str):
 @bp.post("/api/games/<gid>/board/names/<color>")
 def name(gid: str, color: str):
     data = payload({"name": (NAME, True)})
-    text = names.clean(data["name"])
-    if text is None:
-        raise Refused(400, "bad_name")
+    text = player_name(data["name"])
     _write(gid)
     return view_response(current_table().name_colour(gid, color, text, g.device))
 

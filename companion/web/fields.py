@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import request
 from werkzeug.exceptions import HTTPException
 
+from companion import names
 from companion.table import Refused
 
 # Field -> (what a player is told it must be, check). Unknown fields are refused.
@@ -47,3 +48,11 @@ def payload(fields: dict) -> dict:
         elif not ok(data[name]):
             raise Refused(400, "bad_type", field=name, kind=kind)
     return data
+
+
+def player_name(value: str) -> str:
+    """A typed name as the table will show it, or the refusal that says why it cannot be one."""
+    name = names.clean(value)
+    if name is None:
+        raise Refused(400, "bad_name")
+    return name
