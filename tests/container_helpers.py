@@ -428,16 +428,24 @@ def prebuild_roots(names: list[str]) -> threading.Thread:
 
 
 CLONE = "/root/metropolys-companion"  # where a person's clone is, inside the roots
-# The same commands install.sh runs for the venv and lgpio, but for --no-compile: byte-compiling every installed
-# module under emulation takes long and proves nothing here (Python compiles what it imports).
+VENV = "/opt/metropolys-companion/.venv"
+# install.sh's commands for the venv and the locks (lgpio as a binary wheel only), but for --no-compile:
+# byte-compiling every installed module under emulation takes long and proves nothing here (Python compiles what
+# it imports). What they make depends only on the root, the locks and these lines, so it is kept as a cached
+# layer (aarch64_venv): minutes of emulated pip per run otherwise.
+AARCH64_VENV = f"""set -e
+python3 -m venv --system-site-packages {VENV}
+py={VENV}/bin/python
+$py -m pip install --no-compile --require-hashes -r /root/locks/run.txt
+$py -m pip install --no-compile --only-binary=:all: --require-hashes -r /root/locks/pi.txt
+"""
+# Each run: this checkout installed into that venv as install.sh does, lgpio's wheel tag, and a first answer.
 AARCH64_SCRIPT = f"""set -e
-python3 -m venv --system-site-packages /opt/metropolys-companion/.venv
-py=/opt/metropolys-companion/.venv/bin/python
-$py -m pip install --no-compile --require-hashes -r {CLONE}/requirements/run.txt
+py={VENV}/bin/python
 $py -m pip install --no-compile --no-deps --no-build-isolation {CLONE}
-$py -m pip install --no-compile --only-binary=:all: --require-hashes -r {CLONE}/requirements/pi.txt
+echo "lgpio wheel: $(grep '^Tag:' {VENV}/lib/python3*/site-packages/lgpio-*.dist-info/WHEEL)"
 $py -c 'import lgpio, platform; print("lgpio", lgpio.__file__, platform.machine())'
-/opt/metropolys-companion/.venv/bin/companion serve --host 127.0.0.1 --port 8000 --db /tmp/c.sqlite3 > /tmp/serve.log 2>&1 &
+{VENV}/bin/companion serve --host 127.0.0.1 --port 8000 --db /tmp/c.sqlite3 > /tmp/serve.log 2>&1 &
 for i in $(seq 1 240); do
   if $py -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8000/table", timeout=5).status)'
   then echo "answered after $i tries"; exit 0; fi
@@ -445,6 +453,44 @@ for i in $(seq 1 240); do
 done
 echo "no answer; serve printed:"; cat /tmp/serve.log; exit 1
 """
+
+
+def _nspawn_arm64(merged: Path, wheels: Path, script: str) -> list[str]:
+    return ["systemd-nspawn", "-D", str(merged), "--private-network", "--register=no", "--keep-unit", "--quiet",
+            "--setenv=PIP_NO_INDEX=1", "--setenv=PIP_FIND_LINKS=/wheelhouse", "--setenv=PIP_DISABLE_PIP_VERSION_CHECK=1",
+            f"--bind-ro={wheels}:/wheelhouse", "bash", "-c", script]
+
+
+def aarch64_venv(wheels: Path) -> Path:
+    """The venv of the locks made once in the arm64 root under qemu (AARCH64_VENV), cached as an overlay layer."""
+    base = root("bookworm-arm64")
+    path = CACHE / f"bookworm-arm64-venv-{_key(base.name, _locks_text(), AARCH64_VENV)}"
+    if (path / ".complete").exists():
+        return path
+    with _locked("bookworm-arm64-venv"):
+        if (path / ".complete").exists():
+            return path
+        layer = Path(tempfile.mkdtemp(prefix=".arm64-venv.", dir=CACHE))  # on the cache's filesystem: renamed
+        upper, work, merged = layer / "upper", layer / "work", layer / "root"
+        for d in (upper, work, merged):
+            d.mkdir()
+        _run(["mount", "-t", "overlay", "overlay", "-o", f"lowerdir={base},upperdir={upper},workdir={work}",
+              str(merged)], timeout=60)
+        try:
+            (merged / "root/locks").mkdir(parents=True)
+            for lock in ("run.txt", "pi.txt"):
+                shutil.copy(REPO / "requirements" / lock, merged / "root/locks" / lock)
+            made = _run(["nice", "-n", "10", *_nspawn_arm64(merged, wheels, AARCH64_VENV)], timeout=3600)
+        finally:
+            subprocess.run(["umount", str(merged)], capture_output=True)
+        if os.path.ismount(merged):
+            raise RuntimeError(f"{merged} is still mounted")
+        shutil.rmtree(upper / "root/locks")
+        (upper / ".complete").write_text(made.stdout[-4000:])
+        shutil.rmtree(path, ignore_errors=True)
+        upper.rename(path)
+        shutil.rmtree(layer, ignore_errors=True)
+    return path
 
 
 class Aarch64Check:
@@ -467,16 +513,15 @@ class Aarch64Check:
             t = time.monotonic()
             wheels = wheelhouse("bookworm-arm64")
             self.built, self.wheels = time.monotonic() - t, sorted(p.name for p in wheels.iterdir())
-            layer = Overlay(root("bookworm-arm64"))
+            venv = aarch64_venv(wheels)
+            self.built = time.monotonic() - t
+            layer = Overlay(f"{venv}:{root('bookworm-arm64')}")
             try:
                 source_copy(layer.merged / CLONE.lstrip("/"))
                 t = time.monotonic()
-                self.proc = subprocess.Popen(
-                    ["systemd-nspawn", "-D", str(layer.merged), "--private-network", "--register=no", "--keep-unit",
-                     "--quiet", "--setenv=PIP_NO_INDEX=1", "--setenv=PIP_FIND_LINKS=/wheelhouse",
-                     "--setenv=PIP_DISABLE_PIP_VERSION_CHECK=1", f"--bind-ro={wheels}:/wheelhouse",
-                     "bash", "-c", AARCH64_SCRIPT], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+                self.proc = subprocess.Popen(_nspawn_arm64(layer.merged, wheels, AARCH64_SCRIPT),
+                                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                             text=True, start_new_session=True)
                 try:
                     out, err = self.proc.communicate(timeout=self.TIMEOUT)
                 except subprocess.TimeoutExpired:
