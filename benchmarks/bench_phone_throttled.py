@@ -1,6 +1,6 @@
 """The phone page's first live view on an old and a mid phone (Chromium throttled over CDP), now and at a commit.
 
-    .venv/bin/python benchmarks/bench_phone_throttled.py [ROUNDS] [REV ...] [--issue]
+    .venv/bin/python benchmarks/bench_phone_throttled.py [ROUNDS] [REV ...] [--issue] [--old-only]
 
 Old phone: CPU 6x slower (Emulation.setCPUThrottlingRate), 1.6 Mbps down, 750 kbps up, 150 ms round trip
 (Network.emulateNetworkConditions); mid phone: 4x, 20 Mbps / 5 Mbps, 40 ms. Each load is a fresh context (empty
@@ -173,7 +173,9 @@ def main(argv: list[str]) -> None:
     from playwright.sync_api import sync_playwright
 
     issue = "--issue" in argv
-    args = [a for a in argv if a != "--issue"]
+    if "--old-only" in argv:   # the issue's target alone: half the run
+        del PHONES[list(PHONES)[1]]
+    args = [a for a in argv if not a.startswith("--")]
     rounds = int(args[0]) if args else 7
     revs = list(dict.fromkeys(args[1:] + (list(ISSUE) if issue else [])))
     with tempfile.TemporaryDirectory() as tmp:
