@@ -1,6 +1,6 @@
 """The phone page's first live view on an old and a mid phone (Chromium throttled over CDP), now and at a commit.
 
-    .venv/bin/python benchmarks/bench_phone_throttled.py [ROUNDS] [REV ...] [--issue] [--old-only]
+    .venv/bin/python benchmarks/bench_phone_throttled.py [ROUNDS] [REV ...] [--issue] [--old-only] [--cpu=R]
 
 Old phone: CPU 6x slower (Emulation.setCPUThrottlingRate), 1.6 Mbps down, 750 kbps up, 150 ms round trip
 (Network.emulateNetworkConditions); mid phone: 4x, 20 Mbps / 5 Mbps, 40 ms. Each load is a fresh context (empty
@@ -175,6 +175,11 @@ def main(argv: list[str]) -> None:
     issue = "--issue" in argv
     if "--old-only" in argv:   # the issue's target alone: half the run
         del PHONES[list(PHONES)[1]]
+    for a in argv:   # --cpu=R: the old phone's CPU slowdown on this machine (to match a faster machine's 6x)
+        if a.startswith("--cpu="):
+            old = list(PHONES)[0]
+            PHONES[old.replace("CPU 6x", f"CPU {a[6:]}x here")] = (float(a[6:]), *PHONES.pop(old)[1:])
+            PHONES.update({k: PHONES.pop(k) for k in list(PHONES)[:-1]})   # the old phone first again
     args = [a for a in argv if not a.startswith("--")]
     rounds = int(args[0]) if args else 7
     revs = list(dict.fromkeys(args[1:] + (list(ISSUE) if issue else [])))
