@@ -12,7 +12,11 @@ With REV, the same loads against that commit's pages (served from a git archive,
 and dependencies), interleaved with this tree's, so all see the same machine load; the load average is printed
 with the figures. Target (issue 20): old phone under 1 s.
 --issue adds the two commits issue 20 measured on its own machine (ISSUE below) and prints the scale between
-that machine and this one (this run's figure for the 1.02 s commit / 1.02) and each tree's figure converted.
+that machine and this one (this run's figure for the 1.02 s commit / 1.02) and each tree's figure converted: by
+the medians, and per round (the tree's load over 98c71da's in the same round, times 1.02: steadier under load).
+The scale takes the whole time as slower here, network waits included, which are not: a change that cuts round
+trips gains a little more there than the conversion says, one that cuts CPU a little less. --old-only runs the old
+phone alone; --cpu=R sets its CPU slowdown here (a rate at which 98c71da takes 1.02 s is the issue's machine).
 """
 from __future__ import annotations
 
