@@ -12,7 +12,6 @@ from typing import Callable, Iterable, Optional
 from urllib.parse import urlparse, urlsplit
 
 from flask import Flask, Response, request
-from markupsafe import Markup
 from werkzeug.wrappers import Request
 
 from companion.lang import i18n
@@ -201,7 +200,7 @@ def init_app(app: Flask) -> None:
     for name in INLINE:
         with open(os.path.join(app.static_folder, name), encoding="utf-8") as f:
             scripts[name] = f.read()
-    # A page writes one in with {{ inline_script("socket.js") }}: the very text the policy's hash was taken of.
-    app.jinja_env.globals["inline_script"] = lambda name: Markup(scripts[name])
+    # A page writes one in with {{ inline_script("socket.js")|safe }}: the very text the policy's hash was taken of.
+    app.jinja_env.globals["inline_script"] = scripts.__getitem__
     # Outermost: a foreign Host is refused before routing; every answer carries the page policy.
     app.wsgi_app = Guard(app.wsgi_app, lambda: app.config["JOIN_URL"], scripts.values())
