@@ -366,8 +366,8 @@ var M = (function () {
     var over = $("learn-overlay");
     if (!over || !ev.target.closest) return;
     if (ev.target.closest("[data-learn]")) {
-      var frame = $("learn-frame");
-      if (!frame.getAttribute("src")) frame.setAttribute("src", frame.getAttribute("data-src"));
+      var later = $("learn-frame-later");   // the frame, made (and its page fetched) the first time only
+      if (later && !$("learn-frame")) later.parentNode.appendChild(document.importNode(later.content, true));
       over.hidden = false;
     } else if (ev.target.closest("#learn-close") || ev.target === over) over.hidden = true;
   });

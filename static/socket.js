@@ -1,6 +1,6 @@
-/* The phone's live socket, opened from the page's head: on a slow phone its handshake and first view arrive
-   while the page is still being laid out, instead of after it. app.js (M.live) takes it over with the views
-   that arrived meanwhile; if it comes too late (app.js opened its own), it does nothing. */
+/* The phone's live socket, opened as the page's head is parsed (this text is written into the page, admitted by its
+   hash: web/guard.py): on a slow phone its handshake and first view arrive while the page's scripts still travel.
+   app.js (M.live) takes it over with the views that arrived meanwhile; if it comes too late, it does nothing. */
 "use strict";
 (function () {
   var me = document.currentScript, id = me && me.getAttribute("data-game");

@@ -13,6 +13,7 @@ from companion.lang import i18n
 from companion.web import learn
 from companion.game.board import load_board
 from pages_helpers import browser, devices, shots_at  # noqa: F401  (the module's browser fixture)
+from test_pages_hostile import SOCKET_HASH
 
 SECTIONS = ["learn-goal", "learn-call", "learn-outbid", "learn-pass", "learn-end-call", "learn-tokens", "learn-cards",
             "learn-end"]
@@ -261,5 +262,5 @@ def test_only_the_card_may_be_framed_and_only_by_our_own_pages(start_server, dev
         r = d.page.request.get(server.origin + path)
         assert r.status == 200
         got = dict(part.strip().split(" ", 1) for part in r.headers["content-security-policy"].split(";") if part.strip())
-        assert got == {"default-src": "'self'", "script-src": "'self'", "object-src": "'none'",
+        assert got == {"default-src": "'self'", "script-src": "'self' " + SOCKET_HASH, "object-src": "'none'",
                        "frame-ancestors": framing, "base-uri": "'none'"}, path

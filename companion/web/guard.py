@@ -2,8 +2,11 @@
 and sockets and writes come only from this server's own pages."""
 from __future__ import annotations
 
+import base64
+import hashlib
 import ipaddress
 import json
+import os
 import socket
 from typing import Callable, Iterable, Optional
 from urllib.parse import urlparse, urlsplit
@@ -20,8 +23,23 @@ HEADERS = (("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff
            ("Referrer-Policy", "same-origin"))
 # The "How to play" card is the one page our own pages may frame (it opens over the phone page, which stays live).
 FRAMED = ("/learn",)
-FRAMED_HEADERS = tuple((k, v.replace("frame-ancestors 'none'", "frame-ancestors 'self'")) for k, v in HEADERS)
 _NAMES = {h.lower() for h, _ in HEADERS}
+# Our own files a page writes inline, each admitted by the hash of its exact text alone: the phone's socket opener
+# runs as the head is parsed, a round trip sooner than as a file of its own (issue 20 item 6).
+INLINE = ("socket.js",)
+
+
+def script_hash(text: str) -> str:
+    """The CSP source that admits exactly this inline script."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def policy_headers(inline: Iterable[str], framed: bool = False) -> tuple:
+    """The page policy, with script-src widened by exactly the hashes of these inline scripts."""
+    csp = CSP.replace("script-src 'self'", " ".join(["script-src 'self'", *map(script_hash, inline)]))
+    if framed:
+        csp = csp.replace("frame-ancestors 'none'", "frame-ancestors 'self'")
+    return (("Content-Security-Policy", csp), *HEADERS[1:])
 
 
 def host_name(host: str) -> Optional[str]:
@@ -96,16 +114,18 @@ def _local_addr(environ: dict) -> Optional[str]:
 class Guard:
     """WSGI middleware around the Flask app: refuses a foreign Host before routing; adds the page policy headers."""
 
-    def __init__(self, app: Callable, join_url: Callable[[], Optional[str]]):
+    def __init__(self, app: Callable, join_url: Callable[[], Optional[str]], inline: Iterable[str] = ()):
         self.app = app
         self.join_url = join_url
+        self.headers = policy_headers(inline)
+        self.framed_headers = policy_headers(inline, framed=True)
 
     def __call__(self, environ, start_response):
         host = environ.get("HTTP_HOST")
         if not host_allowed(host, own_names(self.join_url()), _local_addr(environ)):
             return self.refuse(environ, start_response)
 
-        policy = FRAMED_HEADERS if environ.get("PATH_INFO") in FRAMED else HEADERS
+        policy = self.framed_headers if environ.get("PATH_INFO") in FRAMED else self.headers
 
         def with_headers(status, headers, exc_info=None):
             headers = [(k, v) for k, v in headers if k.lower() not in _NAMES] + list(policy)
@@ -122,7 +142,7 @@ class Guard:
         else:
             body, kind = sentence.encode(), "text/plain; charset=utf-8"
         start_response("421 Misdirected Request", [("Content-Type", kind), ("Content-Length", str(len(body))),
-                                                  ("Connection", "close"), *HEADERS])
+                                                  ("Connection", "close"), *self.headers])
         return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
 
 
@@ -176,5 +196,11 @@ def guard_writes() -> Optional[Response]:
 def init_app(app: Flask) -> None:
     app.before_request(guard_sockets)
     app.before_request(guard_writes)
+    scripts = {}
+    for name in INLINE:
+        with open(os.path.join(app.static_folder, name), encoding="utf-8") as f:
+            scripts[name] = f.read()
+    # A page writes one in with {{ inline_script("socket.js")|safe }}: the very text the policy's hash was taken of.
+    app.jinja_env.globals["inline_script"] = scripts.__getitem__
     # Outermost: a foreign Host is refused before routing; every answer carries the page policy.
-    app.wsgi_app = Guard(app.wsgi_app, lambda: app.config["JOIN_URL"])
+    app.wsgi_app = Guard(app.wsgi_app, lambda: app.config["JOIN_URL"], scripts.values())
