@@ -499,7 +499,7 @@ class Table(BoardRequests):
 
     def _tell(self, game: Game) -> dict[Optional[str], str]:
         """Every device listening to this game gets its own new view; each device's view as sent."""
-        return self.hub.publish(game.id, partial(views.view_json, game))
+        return self.hub.publish(game.id, partial(views.view_texts, game))
 
     def _show_leds(self, game: Game, call_ended: bool = False) -> None:
         if self.leds is None or game.id != self.current:

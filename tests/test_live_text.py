@@ -1,6 +1,7 @@
-"""What a socket is sent is exactly the view: the JSON text views.view_json builds for every socket (the
-public part encoded once, the mover's legal moves once per list of values) and the frame the live loop
-writes once for many sockets are the bytes json.dumps and wsproto would have made."""
+"""What a socket is sent is exactly the view: the JSON text views.view_json and views.view_texts build
+(the public part encoded once, devices that may see the same sharing one text, the mover's legal moves
+once per list of values) and the frame the live loop writes once for many sockets are the bytes
+json.dumps and wsproto would have made."""
 from __future__ import annotations
 
 import json
@@ -32,13 +33,15 @@ def test_every_view_text_is_json_dumps_of_the_view_through_a_whole_game(tmp_path
     for color in COLORS:
         table.claim_seat(game.id, color, f"Ann {color} \"quoted\" \u00e9", f"phone-{color}")
     table.start(game.id, "phone-blue")
-    devices = [f"phone-{c}" for c in COLORS] + ["watcher", None]
+    devices = [f"phone-{c}" for c in COLORS] + ["watcher", "another watcher", None]
     rng = random.Random(3)
     checked_legal = 0
     while game.phase == "playing":
+        told = views.view_texts(game, devices)
         for device in devices:
             whole = views.view(game, device)
             assert views.view_json(game, device) == json.dumps(whole, separators=(",", ":"))
+            assert told[device] == json.dumps(whole, separators=(",", ":"))
             checked_legal += bool(whole["legal"])
         mover = f"phone-{game.state.to_act_color}"
         legal = views.view(game, mover)["legal"]
@@ -48,6 +51,8 @@ def test_every_view_text_is_json_dumps_of_the_view_through_a_whole_game(tmp_path
             nb = rng.choice(sorted(legal["neighborhoods"]))
             move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
         table.act(game.id, mover, move, game.seq)
+    told = views.view_texts(game, devices)
     for device in devices:
         assert views.view_json(game, device) == json.dumps(views.view(game, device), separators=(",", ":"))
+        assert told[device] == views.view_json(game, device)
     assert checked_legal > 20

@@ -100,21 +100,17 @@ class Hub:
                 return 0.0
             return time.monotonic() - self._left.get((game, device), self.started)
 
-    def publish(self, game: str, render: Callable[[Optional[str]], str]) -> dict[Optional[str], str]:
-        """Offer every listener its own view: `render(device)` once per distinct device, each distinct text
-        framed once however many sockets it goes to. Returns each device's text."""
+    def publish(self, game: str, render: Callable[[list], dict]) -> dict[Optional[str], str]:
+        """Offer every listener its own view: `render(devices)` gives each distinct device's text at once;
+        each distinct text is framed once however many sockets it goes to. Returns each device's text."""
         with self._lock:
             subs = list(self._subs.get(game, ()))
-        texts: dict[Optional[str], str] = {}
+        texts = render(list(dict.fromkeys(sub.device for sub in subs)))
         frames: dict[str, bytes] = {}
         for sub in subs:
-            if sub.device in texts:
-                text = texts[sub.device]
-            else:
-                text = texts[sub.device] = render(sub.device)
+            text = texts[sub.device]
             frame = frames.get(text)
             if frame is None:
                 frame = frames[text] = text_frame(text)
             sub.offer(frame)
         return texts
-
