@@ -2,13 +2,16 @@
 server): start-up, memory, and a bid's time to all 8 sockets. Prints figures; not a test.
 
     .venv/bin/pip install flask-sock      # the peer's one extra package (pyproject's "bench" extra)
-    .venv/bin/python benchmarks/bench_peer.py [--bids 300] [--runs 7] [--core 0] [--quota 10]
+    .venv/bin/python benchmarks/bench_peer.py [--bids 300] [--runs 7] [--rounds 3] [--core 0] [--quota 10]
 
 Both servers run pinned to CORE; with --quota P each also runs in a cgroup of its own allowed P% of one
 core (cgroup v2, or v1's cpu controller; as root). Start-up is launch to the first answered request,
-polled every 2 ms, the runs of the two servers interleaved. Memory is the server's PSS with 8 sockets
+polled every 2 ms, the runs of the two servers interleaved; its CPU is the server's own CPU time by then
+(utime + stime, 10 ms ticks). Memory is the server's PSS with 8 sockets
 open (the companion: one game being played, 4 seated phones and 4 watchers). A bid is timed from its
-POST to its view on all 8 sockets.
+POST to its view on all 8 sockets; each round runs BIDS bids on a fresh server of each kind, the two
+kinds taking turns to go first. CPU per bid is the server's own CPU time (every thread, user and
+system) over the bids, divided by their count: on a busy, shared machine the steadiest figure.
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ sys.path.insert(0, str(HERE))
 
 import simple_websocket  # noqa: E402
 
-from bench_server import Poster, pct, smaps  # noqa: E402
+from bench_server import Poster, cpu_seconds, pct, smaps  # noqa: E402
 from server_helpers import COMPANION, LiveServer, Phone, Socket, create_game, free_port, seat_and_start  # noqa: E402
 
 COLORS = ["blue", "red", "white", "gray"]
@@ -105,16 +108,19 @@ def companion_cmd(db: Path, port: int) -> list:
     return [str(COMPANION), "serve", "--host", "127.0.0.1", "--db", str(db), "--port", str(port)]
 
 
-def startups(prefix: tuple, runs: int, folder: Path) -> dict:
+def startups(prefix: tuple, runs: int, folder: Path) -> tuple[dict, dict]:
+    """Launch to first answer, wall seconds and the server's own CPU seconds (steadier on a busy machine)."""
     times = {"companion": [], "peer": []}
+    cpus = {"companion": [], "peer": []}
     for i in range(runs):
         for name in times:
             port = free_port()
             cmd = peer_cmd(port) if name == "peer" else companion_cmd(folder / f"start-{i}.sqlite3", port)
             proc, took, _ = launch(cmd, prefix, folder / f"{name}.log")
+            cpus[name].append(cpu_seconds(proc.pid))
             stop(proc)
             times[name].append(took)
-    return times
+    return times, cpus
 
 
 def peer_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
@@ -125,6 +131,7 @@ def peer_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
         for s in socks:
             s.wait_seq(0)
         memory = smaps(proc.pid)
+        cpu = cpu_seconds(proc.pid)
         conn = http.client.HTTPConnection("127.0.0.1", port)
         lat = []
         for _ in range(bids):
@@ -133,9 +140,10 @@ def peer_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
             r = conn.getresponse()
             seq = int(__import__("json").loads(r.read())["seq"])
             lat.append(max(s.arrival(seq) for s in socks) - t0)
+        cpu = cpu_seconds(proc.pid) - cpu
         for s in socks:
             s.close()
-        return lat, memory
+        return lat, memory, cpu / bids
     finally:
         stop(proc)
 
@@ -144,7 +152,7 @@ def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
     server = LiveServer(folder / "bids.sqlite3", env={"COMPANION_RATE_LIMIT": "1000"}, cmd_prefix=prefix)
     server.start()
     rng = random.Random(1)
-    lat, memory = [], None
+    lat, memory, cpu = [], None, 0.0
     try:
         while len(lat) < bids:
             players = {c: Phone(server) for c in COLORS}
@@ -159,6 +167,7 @@ def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
                 s.arrival(seq)
             if memory is None:
                 memory = smaps(server.proc.pid)
+            cpu -= cpu_seconds(server.proc.pid)
             while len(lat) < bids:
                 view = socks["blue"].last
                 if view["phase"] != "playing":
@@ -174,11 +183,12 @@ def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
                 t0 = time.perf_counter()
                 answer = posters[view["to_act"]].post(f"/api/games/{gid}/actions", move)
                 lat.append(max(s.arrival(answer["seq"], timeout=60) for s in listeners) - t0)
+            cpu += cpu_seconds(server.proc.pid)
             for s in listeners:
                 s.close()
             for p in posters.values():
                 p.conn.close()
-        return lat, memory
+        return lat, memory, cpu / bids
     finally:
         server.kill()
 
@@ -186,7 +196,8 @@ def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bids", type=int, default=300)
-    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--runs", type=int, default=7, help="start-ups of each server")
+    ap.add_argument("--rounds", type=int, default=1, help="bid rounds of each server, taking turns")
     ap.add_argument("--core", type=int, default=0)
     ap.add_argument("--quota", type=float, default=None, help="percent of one core each server may use")
     args = ap.parse_args()
@@ -196,24 +207,39 @@ def main() -> int:
     group = Cgroup(f"companion-bench-{os.getpid()}", args.quota) if args.quota else None
     prefix = (*(group.prefix if group else ()), "taskset", "-c", str(args.core))
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    rounds = {"companion": [], "peer": []}
+    bidders = {"companion": companion_bids, "peer": peer_bids}
     try:
         with tempfile.TemporaryDirectory() as d:
             folder = Path(d)
-            times = startups(prefix, args.runs, folder)
-            figures = {"companion": companion_bids(prefix, args.bids, folder), "peer": peer_bids(prefix, args.bids, folder)}
+            times, cpus = startups(prefix, args.runs, folder)
+            for r in range(args.rounds):
+                for name in (("companion", "peer") if r % 2 == 0 else ("peer", "companion")):
+                    rounds[name].append(bidders[name](prefix, args.bids, folder))
     finally:
         if group:
             group.remove()
+    load_after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     print(f"both servers on core {args.core}" + (f", each held to {args.quota:g}% of a core" if args.quota else "")
-          + f"; load average before: {load}")
-    print(f"{'':>10} {'start-up median':>16} {'PSS MB':>7} {'bid->8 sockets median ms':>25} {'p99 ms':>8}")
+          + f"; load average before: {load}, after: {load_after}; {args.runs} start-ups and {args.rounds} "
+          f"round(s) of {args.bids} bids each")
+    print(f"{'':>10} {'start-up min/median s':>22} {'CPU s':>6} {'PSS MB':>7} {'bid->8 sockets median ms':>25} "
+          f"{'p99 ms (each round)':>24} {'CPU/bid ms':>11}")
+    summary = {}
     for name in ("companion", "peer"):
-        lat, memory = figures[name]
-        print(f"{name:>10} {statistics.median(times[name]):>15.3f}s {memory['Pss']:>7.1f} "
-              f"{statistics.median(lat) * 1000:>25.2f} {pct(lat, 99) * 1000:>8.2f}")
-    c, p = figures["companion"], figures["peer"]
-    print(f"ratios: start-up {statistics.median(times['companion']) / statistics.median(times['peer']):.2f}x, "
-          f"PSS {c[1]['Pss'] / p[1]['Pss']:.2f}x, bid p99 {pct(c[0], 99) / pct(p[0], 99):.2f}x")
+        lats = [lat for lat, _, _ in rounds[name]]
+        p99s = [pct(lat, 99) * 1000 for lat in lats]
+        pss = statistics.median(m["Pss"] for _, m, _ in rounds[name])
+        cpu = statistics.median(c for _, _, c in rounds[name]) * 1000
+        summary[name] = (statistics.median(times[name]), pss, statistics.median(p99s), cpu, statistics.median(cpus[name]))
+        print(f"{name:>10} {min(times[name]):>10.3f} / {statistics.median(times[name]):<10.3f} "
+              f"{statistics.median(cpus[name]):>6.2f} {pss:>7.1f} "
+              f"{statistics.median(statistics.median(lat) for lat in lats) * 1000:>25.2f} "
+              f"{' '.join(f'{p:.1f}' for p in p99s):>24} {cpu:>11.2f}")
+    c, p = summary["companion"], summary["peer"]
+    print(f"ratios (companion / peer, medians): start-up {c[0] / p[0]:.2f}x (its CPU {c[4] / p[4]:.2f}x; target <= 1.5x), "
+          f"PSS {c[1] / p[1]:.2f}x (target <= 1.2x), bid p99 {c[2] / p[2]:.2f}x (target <= 1x at a tenth of a core), "
+          f"CPU per bid {c[3] / p[3]:.2f}x")
     return 0
 
 

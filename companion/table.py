@@ -489,16 +489,17 @@ class Table(BoardRequests):
         before = self.current
         self._follow(game, kind, body)
         self._keep(game, before)
-        self._tell(game)
+        told = self._tell(game)
         if before is not None and self.current is None:
             self._show(None)   # the table let go of its game: every LED off
         else:
             self._show_leds(game, call_ended)
-        return views.view_json(game, device)
+        # The view its own socket was just sent, when it has one open (the LEDs change no view).
+        return told[device] if device in told else views.view_json(game, device)
 
-    def _tell(self, game: Game) -> None:
-        """Every device listening to this game gets its own new view."""
-        self.hub.publish(game.id, partial(views.view_json, game))
+    def _tell(self, game: Game) -> dict[Optional[str], str]:
+        """Every device listening to this game gets its own new view; each device's view as sent."""
+        return self.hub.publish(game.id, partial(views.view_texts, game))
 
     def _show_leds(self, game: Game, call_ended: bool = False) -> None:
         if self.leds is None or game.id != self.current:

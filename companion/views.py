@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from companion.game.rules import could_outbid, legal_actions
 from companion.game.scoring import explain
@@ -130,23 +130,75 @@ def view(game, device: Optional[str]) -> dict:
 
 def view_json(game, device: Optional[str]) -> str:
     """view(device) as JSON text; the public part is encoded once per change, shared by every socket."""
+    return _public_json(game)[:-1] + "," + _private_json(private(game, device))[1:]
+
+
+def view_texts(game, devices: Iterable[Optional[str]]) -> dict[Optional[str], str]:
+    """view_json(game, device) of each device, for one change told to every socket: each device's private
+    part is still decided by private(), but devices that may see the same (the watchers) share one text."""
+    head = _public_json(game)[:-1] + ","
+    wait = _host_wait(game)
+    made: list[tuple[dict, str]] = []
+    texts = {}
+    for device in devices:
+        mine = private(game, device, wait)
+        for other, text in made:
+            if other == mine:
+                break
+        else:
+            text = head + _private_json(mine)[1:]
+            made.append((mine, text))
+        texts[device] = text
+    return texts
+
+
+def _public_json(game) -> str:
     shared = public(game)
     cached = game._public_json
     if cached is None or cached[0] is not shared:
-        cached = (shared, json.dumps(shared, separators=(",", ":")))
+        cached = (shared, _dumps(shared))
         game._public_json = cached
-    return cached[1][:-1] + "," + json.dumps(private(game, device), separators=(",", ":"))[1:]
+    return cached[1]
 
 
-def private(game, device: Optional[str]) -> dict:
-    """What only this device may see: host or not, its seat and cards, its legal moves."""
+def _host_wait(game) -> Optional[int]:
+    """Public, but counted at each send (never cached with the public view): seconds until a player may claim
+    the role of a host whose phone is gone; None while the host's phone is here."""
+    wait = game.host_wait() if game.phase in ("lobby", "playing") else None
+    return None if wait is None else math.ceil(wait)
+
+
+# json.dumps(value, separators=(",", ":")) without building an encoder per call (encode() is reentrant).
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _private_json(mine: dict) -> str:
+    """_dumps(mine), the same text, sooner: the moves of the player to act repeat one list of values for
+    every neighborhood, encoded here once instead of once per neighborhood. (Inside JSON strings a quote is
+    always escaped, so a `"key":null` in the text can only be that key.)"""
+    legal = mine.get("legal")
+    if not legal:
+        return _dumps(mine)
+    hoods, last, text = [], None, ""
+    for nb, vs in legal["neighborhoods"].items():
+        if vs != last:
+            last, text = vs, _dumps(vs)
+        hoods.append(_dumps(nb) + ":" + text)
+    legal_text = _dumps(dict(legal, neighborhoods=None)).replace(
+        '"neighborhoods":null', '"neighborhoods":{' + ",".join(hoods) + "}", 1)
+    return _dumps(dict(mine, legal=None)).replace('"legal":null', '"legal":' + legal_text, 1)
+
+
+_UNSET: Any = object()
+
+
+def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
+    """What only this device may see: host or not, its seat and cards, its legal moves (`host_wait`: the
+    _host_wait() of this moment, when it was counted once for every device)."""
     view: dict[str, Any] = {"host": game.can_host(device),
                             "table_display": device in game.displays or device in game.kiosks}
     kiosk = device is not None and device in game.kiosks
-    # Public, but counted at each send (never cached with the public view): seconds until a player may claim
-    # the role of a host whose phone is gone; None while the host's phone is here.
-    wait = game.host_wait() if game.phase in ("lobby", "playing") else None
-    view["host_wait"] = None if wait is None else math.ceil(wait)
+    view["host_wait"] = _host_wait(game) if host_wait is _UNSET else host_wait
     color = game.seat_of(device)
     # Codes this device asked for (a seat's move code, shown on its own screen only).
     mine = {c: code.value for c, code in game.codes.items()

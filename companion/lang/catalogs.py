@@ -1,4 +1,4 @@
-"""The gettext catalogs: how pybabel finds the English source, and the translations read back at start."""
+"""The gettext catalogs: how pybabel finds the English source, and the translations read back when a device first needs a sentence."""
 from __future__ import annotations
 
 import ast
@@ -7,9 +7,6 @@ import logging
 import string
 from functools import lru_cache
 from pathlib import Path
-
-from babel.messages.plurals import get_plural
-from babel.messages.pofile import read_po
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +79,8 @@ def load(lang: str) -> tuple[dict, str]:
     Fuzzy and untranslated entries are left out, as msgfmt leaves them out: English is shown instead. So is a
     line whose braces would break its sentence, and a whole catalog that cannot be read: a translator's slip
     costs that language a line or itself, never the server its start."""
+    from babel.messages.pofile import read_po   # Babel only once a sentence is asked for (see i18n._tables)
+
     try:
         with open(DIRECTORY / lang / "LC_MESSAGES" / f"{DOMAIN}.po", "rb") as f:
             catalog = read_po(f, locale=lang)
@@ -114,6 +113,8 @@ def languages() -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def english_plural() -> str:
+    from babel.messages.plurals import get_plural
+
     return get_plural("en").plural_expr
 
 

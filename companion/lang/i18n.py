@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import string
+from functools import lru_cache
+from types import SimpleNamespace
 
 from companion.game.errors import MESSAGES
 from companion.lang import catalogs, strings
 
 DEFAULT = "en"
-LANGS = (DEFAULT, *(code for code in catalogs.languages() if code != DEFAULT))
 
 
 def _table(lang: str, context: str, source: dict) -> dict:
@@ -21,12 +22,29 @@ def _table(lang: str, context: str, source: dict) -> dict:
     return out
 
 
-# Game terms as each rulebook prints them; UI strings (a tuple is a message's plural forms); rule sentences.
-TERMS = {lang: _table(lang, "term:", strings.TERMS) for lang in LANGS}
-UI = {lang: _table(lang, "", strings.UI) for lang in LANGS}
-RULES = {lang: _table(lang, "rule:", MESSAGES) for lang in LANGS}
-# The kinds of value the API names in "bad_type" refusals (English says them as they are).
-KIND_PHRASES = {lang: _table(lang, "kind:", {k: k for k in strings.KINDS}) for lang in LANGS if lang != DEFAULT}
+@lru_cache(maxsize=None)
+def _tables() -> SimpleNamespace:
+    """The catalogs read (Babel parses each .po), once, at the first sentence a device needs rather than
+    before the server's first answer: most answers (a game's JSON, a socket's view) carry no sentence."""
+    langs = (DEFAULT, *(code for code in catalogs.languages() if code != DEFAULT))
+    return SimpleNamespace(
+        LANGS=langs,
+        # Game terms as each rulebook prints them; UI strings (a tuple is a message's plural forms); rule sentences.
+        TERMS={lang: _table(lang, "term:", strings.TERMS) for lang in langs},
+        UI={lang: _table(lang, "", strings.UI) for lang in langs},
+        RULES={lang: _table(lang, "rule:", MESSAGES) for lang in langs},
+        # The kinds of value the API names in "bad_type" refusals (English says them as they are).
+        KIND_PHRASES={lang: _table(lang, "kind:", {k: k for k in strings.KINDS}) for lang in langs if lang != DEFAULT},
+    )
+
+
+def __getattr__(name: str):
+    """LANGS, TERMS, UI, RULES and KIND_PHRASES, read from the catalogs when first asked for."""
+    if name in ("LANGS", "TERMS", "UI", "RULES", "KIND_PHRASES"):
+        return getattr(_tables(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # The parameter that counts each plural UI message (the page scripts need it to pick a form).
 COUNTS = {key: text[2] for key, text in strings.UI.items() if isinstance(text, tuple)}
 
@@ -57,32 +75,32 @@ _TERM_PARAMS = ("player", "to_act", "owner", "color", "district", "kind", "mode"
 def pick_lang(request) -> str:
     """The `lang` cookie when it names one of ours, else the browser's best Accept-Language match."""
     cookie = request.cookies.get("lang")
-    if cookie in LANGS:
+    if cookie in _tables().LANGS:
         return cookie
-    return request.accept_languages.best_match(LANGS) or DEFAULT
+    return request.accept_languages.best_match(_tables().LANGS) or DEFAULT
 
 
 def _lang(lang: str) -> str:
-    return lang if lang in LANGS else DEFAULT
+    return lang if lang in _tables().LANGS else DEFAULT
 
 
 def term(lang: str, word) -> str:
     """A game term in the rulebook's language; anything unknown comes back as it was."""
-    return TERMS[_lang(lang)].get(word, word) if isinstance(word, str) else str(word)
+    return _tables().TERMS[_lang(lang)].get(word, word) if isinstance(word, str) else str(word)
 
 
 def t(lang: str, key: str, **params) -> str:
     """A UI string with its {params} filled in; falls back to English, then to the key itself."""
     lang = _lang(lang)
-    text = _form(lang, UI[lang].get(key) or key, strings.UI.get(key), params)
+    text = _form(lang, _tables().UI[lang].get(key) or key, strings.UI.get(key), params)
     if not params:
         return text
     params = dict(params)
     for name in ("color", "player"):
         if name in params:
             params[name] = term(lang, params[name])
-    if "kind" in params and lang in KIND_PHRASES:
-        params["kind"] = KIND_PHRASES[lang].get(params["kind"], term(lang, params["kind"]))
+    if "kind" in params and lang in _tables().KIND_PHRASES:
+        params["kind"] = _tables().KIND_PHRASES[lang].get(params["kind"], term(lang, params["kind"]))
     return text.format_map(_Params(params))
 
 
@@ -107,9 +125,9 @@ def error_sentence(lang: str, rule_error, you: bool = False) -> str:
     lang = _lang(lang)
     code = getattr(rule_error, "code", None)
     params = dict(getattr(rule_error, "params", {}) or {})
-    template = RULES[lang].get(code)
-    if you and ("you_" + str(code)) in UI[lang]:
-        template = UI[lang]["you_" + code]
+    template = _tables().RULES[lang].get(code)
+    if you and ("you_" + str(code)) in _tables().UI[lang]:
+        template = _tables().UI[lang]["you_" + code]
     if template is None:
         return _sentence(str(rule_error))
     template = _form(lang, template, MESSAGES[code], params)
@@ -127,12 +145,12 @@ TAP_RULES = ("not_your_turn", "already_passed", "game_over", "district_removed",
 
 
 def js_strings(lang: str) -> dict:
-    """Everything the page scripts need in one language: UI strings (plural ones as lists of forms, with the
+    """Everything the page scripts need in one language: _tables().UI strings (plural ones as lists of forms, with the
     catalog's Plural-Forms expression and each one's count parameter), game terms and tap refusals."""
     lang = _lang(lang)
-    ui = {key: list(text) if isinstance(text, tuple) else text for key, text in UI[lang].items()}
-    rules = {c: RULES[lang][c] for c in TAP_RULES}
-    return {"ui": ui, "terms": dict(TERMS[lang]), "lang": lang, "rules": rules,
+    ui = {key: list(text) if isinstance(text, tuple) else text for key, text in _tables().UI[lang].items()}
+    rules = {c: _tables().RULES[lang][c] for c in TAP_RULES}
+    return {"ui": ui, "terms": dict(_tables().TERMS[lang]), "lang": lang, "rules": rules,
             "plural": plural_expr(lang), "counts": COUNTS}
 
 

@@ -7,7 +7,7 @@ import time
 from typing import Callable, Optional
 
 from companion.limits import OWN, SOCKETS_PER_ADDRESS, SOCKETS_PER_DEVICE
-from companion.live.wsloop import LiveSocket, Loop
+from companion.live.wsloop import LiveSocket, Loop, text_frame
 
 
 class Subscriber:
@@ -19,10 +19,10 @@ class Subscriber:
         self.address = address
         self.live: Optional[LiveSocket] = None
 
-    def offer(self, message: str) -> None:
+    def offer(self, frame: bytes) -> None:
         live = self.live
         if live is not None:
-            live.send(message)
+            live.send_frame(frame)
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         live = self.live
@@ -100,14 +100,17 @@ class Hub:
                 return 0.0
             return time.monotonic() - self._left.get((game, device), self.started)
 
-    def publish(self, game: str, render: Callable[[Optional[str]], str]) -> int:
-        """Offer every listener its own view; `render(device)` is called once per distinct device."""
+    def publish(self, game: str, render: Callable[[list], dict]) -> dict[Optional[str], str]:
+        """Offer every listener its own view: `render(devices)` gives each distinct device's text at once;
+        each distinct text is framed once however many sockets it goes to. Returns each device's text."""
         with self._lock:
             subs = list(self._subs.get(game, ()))
-        cache: dict[Optional[str], str] = {}
+        texts = render(list(dict.fromkeys(sub.device for sub in subs)))
+        frames: dict[str, bytes] = {}
         for sub in subs:
-            if sub.device not in cache:
-                cache[sub.device] = render(sub.device)
-            sub.offer(cache[sub.device])
-        return len(subs)
-
+            text = texts[sub.device]
+            frame = frames.get(text)
+            if frame is None:
+                frame = frames[text] = text_frame(text)
+            sub.offer(frame)
+        return texts

@@ -46,6 +46,20 @@ def accept_headers(environ: dict) -> bytes:
             b"Sec-WebSocket-Accept: " + generate_accept_token(key.encode()) + b"\r\n\r\n")
 
 
+def text_frame(text: str) -> bytes:
+    """A whole text message as one final, unmasked frame (RFC 6455 5.2), the bytes wsproto would frame: a
+    view sent to many sockets is framed once, not once per socket."""
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        head = bytes((0x81, n))
+    elif n < 1 << 16:
+        head = bytes((0x81, 126)) + n.to_bytes(2, "big")
+    else:
+        head = bytes((0x81, 127)) + n.to_bytes(8, "big")
+    return head + data
+
+
 class LiveSocket:
     """One open WebSocket. `send` may be called from any thread and never blocks: what the kernel does
     not take at once waits here, and only the newest unsent view is kept (a whole view supersedes)."""
@@ -60,7 +74,7 @@ class LiveSocket:
         self._lock = threading.Lock()
         self._out = bytearray()       # framed bytes, in order; the first may be partly sent
         self._out_since = 0.0         # when the oldest byte in _out was queued
-        self._view: Optional[str] = None
+        self._view: Optional[bytes] = None   # the newest view, framed, not yet queued
         self._incoming = 0            # bytes of the message being received
         self._pong = True
         self._next_ping = time.monotonic() + PING_INTERVAL
@@ -69,10 +83,14 @@ class LiveSocket:
     # -- any thread --
 
     def send(self, text: str) -> None:
+        self.send_frame(text_frame(text))
+
+    def send_frame(self, frame: bytes) -> None:
+        """Send a view framed by text_frame() (framed once for every socket it goes to)."""
         with self._lock:
             if self.closed.is_set() or self._closing:
                 return
-            self._view = text
+            self._view = frame
             self._write()
             waiting = bool(self._out) or self._closing   # bytes left, or the socket failed under us
         if waiting:
@@ -103,7 +121,7 @@ class LiveSocket:
         """Send what the kernel takes now; frame the newest view once earlier bytes are out."""
         while True:
             if not self._out and self._view is not None and self.ws.state is ConnectionState.OPEN:
-                self._queue(self.ws.send(TextMessage(self._view)))
+                self._queue(self._view)   # wsproto keeps no state for a whole, unfragmented message
                 self._view = None
             if not self._out:
                 return

@@ -1,0 +1,58 @@
+"""What a socket is sent is exactly the view: the JSON text views.view_json and views.view_texts build
+(the public part encoded once, devices that may see the same sharing one text, the mover's legal moves
+once per list of values) and the frame the live loop writes once for many sockets are the bytes
+json.dumps and wsproto would have made."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from wsproto.connection import Connection, ConnectionType
+from wsproto.events import TextMessage
+
+from companion import create_app, views
+from companion.live.wsloop import text_frame
+
+COLORS = ["blue", "red", "white", "gray"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_a_view_framed_once_is_the_frame_wsproto_makes(size):
+    text = ("é" + "x" * size)[:size] if size else ""
+    ws = Connection(ConnectionType.SERVER)
+    assert text_frame(text) == ws.send(TextMessage(text))
+
+
+def test_every_view_text_is_json_dumps_of_the_view_through_a_whole_game(tmp_path):
+    app = create_app({"DB": str(tmp_path / "text.sqlite3"), "LISTEN": "127.0.0.1"})
+    table = app.extensions["table"]
+    options = {"mode": "expert", "players": COLORS, "deal": "app", "layout": "random", "removed_districts": [],
+               "seed": 7}
+    game = table.create(options, "phone-blue")
+    for color in COLORS:
+        table.claim_seat(game.id, color, f"Ann {color} \"quoted\" \u00e9", f"phone-{color}")
+    table.start(game.id, "phone-blue")
+    devices = [f"phone-{c}" for c in COLORS] + ["watcher", "another watcher", None]
+    rng = random.Random(3)
+    checked_legal = 0
+    while game.phase == "playing":
+        told = views.view_texts(game, devices)
+        for device in devices:
+            whole = views.view(game, device)
+            assert views.view_json(game, device) == json.dumps(whole, separators=(",", ":"))
+            assert told[device] == json.dumps(whole, separators=(",", ":"))
+            checked_legal += bool(whole["legal"])
+        mover = f"phone-{game.state.to_act_color}"
+        legal = views.view(game, mover)["legal"]
+        if legal["pass"] and (not legal["neighborhoods"] or rng.random() < 0.3):
+            move = {"pass": True}
+        else:
+            nb = rng.choice(sorted(legal["neighborhoods"]))
+            move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
+        table.act(game.id, mover, move, game.seq)
+    told = views.view_texts(game, devices)
+    for device in devices:
+        assert views.view_json(game, device) == json.dumps(views.view(game, device), separators=(",", ":"))
+        assert told[device] == views.view_json(game, device)
+    assert checked_legal > 20
