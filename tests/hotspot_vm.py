@@ -236,11 +236,15 @@ def base_image() -> Path:
         vm = VM(work)
         try:
             vm.boot(work / "base.img", work, clone, fmt="raw")
-            vm.wait_ready(300)
+            vm.wait_ready(600)
+            vm.until(f"mountpoint -q {CLONE}", 120, "the checkout's disk mounted")
             done = vm.sh(f"cd {CLONE} && {OFFLINE} bash deploy/install.sh --no-kiosk", timeout=1800)
             if "Metropolys companion is running" not in done["out"]:
                 raise RuntimeError(f"install.sh in the VM did not say it runs:\n{done}")
-            vm.poweroff()
+            vm.poweroff(300)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
         finally:
             vm.close()
         clone.unlink()
@@ -318,26 +322,26 @@ class VM:
 
     def _send(self, **request) -> int:
         self.next_id += 1
+        self.sock.settimeout(60)
         self.sock.sendall(json.dumps({"id": self.next_id, **request}).encode() + b"\n")
         return self.next_id
 
     def wait_ready(self, timeout: float) -> float:
-        """Until the agent of a new boot answers (pinging every 2 s: a ping sent before the agent opened its port
-        waits in QEMU's socket and is answered late, then ignored; the last boot's agent may still answer while it
-        goes down, told apart by the kernel's boot id); the seconds since `boot` or `reboot`."""
+        """Until the agent of a new boot answers; the seconds since `boot` or `reboot`. A question every 15 s at most
+        (one sent while the agent is not there may be lost, or wait in QEMU's socket and be answered late, then
+        ignored); the last boot's agent may still answer while it goes down, told apart by the kernel's boot id."""
         deadline = time.monotonic() + timeout
         while True:
             sent = self._send(sh="cat /proc/sys/kernel/random/boot_id", timeout=5)
             try:
-                reply = self._reply(sent, min(2, max(0.1, deadline - time.monotonic())))
+                reply = self._reply(sent, 15)
                 if reply["out"] != self.boot_id:
                     self.boot_id = reply["out"]
                     return time.monotonic() - self.started
-                time.sleep(0.2)
+                time.sleep(0.5)
             except TimeoutError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the VM did not boot within {timeout:.0f} s; console:\n{self.tail()}")
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the VM did not answer within {timeout:.0f} s; console:\n{self.tail()}") from None
 
     def sh(self, script: str, timeout: float = 120, check: bool = True) -> dict:
         """Run a bash script inside as root: {'rc', 'out', 'err'}."""
@@ -457,8 +461,9 @@ class Run:
     def hotspot(self) -> None:
         """Boot 1: install.sh from this checkout, hotspot.sh, and a phone joining and loading the join URL."""
         vm, f = self.vm, self.facts
-        self.boots.append(vm.wait_ready(300))
-        vm.sh("systemctl is-system-running --wait", timeout=120, check=False)
+        self.boots.append(vm.wait_ready(600))
+        vm.until(f"mountpoint -q {CLONE}", 120, "the checkout's disk mounted")
+        vm.sh("systemctl is-system-running --wait", timeout=300, check=False)
         f["devices"] = vm.sh("nmcli -t -f DEVICE,TYPE device")["out"]
         f["phone_links"] = vm.sh("ip -n phone -o link show")["out"]
         t = time.monotonic()
@@ -501,7 +506,7 @@ class Run:
     def fallback_out_of_reach(self) -> None:
         """Boot 2: the home network saved but out of reach; the hotspot must come up by itself."""
         vm, f = self.vm, self.facts
-        self.boots.append(vm.wait_ready(300))
+        self.boots.append(vm.wait_ready(600))
         f["fallback_active"] = vm.until("nmcli -t -f NAME,DEVICE connection show --active | grep -x "
                                         "metropolys-hotspot:wlan0", 120, "the hotspot coming up at boot")["out"]
         f["fallback_addresses"] = vm.sh("ip -4 -o addr show dev wlan0")["out"]
@@ -514,7 +519,7 @@ class Run:
     def home_in_reach(self) -> None:
         """Boot 3: hostapd on the phone's radio plays the home network; NetworkManager must join it."""
         vm, f = self.vm, self.facts
-        self.boots.append(vm.wait_ready(300))
+        self.boots.append(vm.wait_ready(600))
         f["home_ap"] = vm.sh("systemctl is-active home-network.service", check=False)["out"].strip()
         f["home_active"] = vm.until("nmcli -t -f NAME,DEVICE connection show --active | grep -x home:wlan0", 120,
                                     "NetworkManager joining the home network")["out"]
