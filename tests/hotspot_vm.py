@@ -343,8 +343,12 @@ class VM:
                     raise TimeoutError(f"the VM did not answer within {timeout:.0f} s; console:\n{self.tail()}") from None
 
     def sh(self, script: str, timeout: float = 120, check: bool = True) -> dict:
-        """Run a bash script inside as root: {'rc', 'out', 'err'}."""
+        """Run a bash script inside as root: {'rc', 'out', 'err'} (each step noted in the VM's directory's steps.log)."""
+        t = time.monotonic()
         reply = self._reply(self._send(sh=script, timeout=timeout), timeout + 10)
+        with open(self.dir / "steps.log", "a") as log:
+            log.write(f"{time.monotonic() - self.started:7.1f} s  {time.monotonic() - t:6.1f} s  rc {reply['rc']}  "
+                      f"{script[:100]!r}\n")
         if check and reply["rc"] != 0:
             raise AssertionError(f"inside the VM: {script!r} exited {reply['rc']}\n--- stdout\n"
                                  f"{reply['out'][-4000:]}\n--- stderr\n{reply['err'][-4000:]}")
