@@ -511,8 +511,8 @@ class Run:
         """Boot 2: the home network saved but out of reach; the hotspot must come up by itself."""
         vm, f = self.vm, self.facts
         self.boots.append(vm.wait_ready(600))
-        f["fallback_active"] = vm.until("nmcli -t -f NAME,DEVICE connection show --active | grep -x "
-                                        "metropolys-hotspot:wlan0", 120, "the hotspot coming up at boot")["out"]
+        f["fallback_active"] = vm.until("nmcli -t -f NAME,DEVICE,STATE connection show --active | grep -x "
+                                        "metropolys-hotspot:wlan0:activated", 300, "the hotspot coming up at boot")["out"]
         f["fallback_addresses"] = vm.sh("ip -4 -o addr show dev wlan0")["out"]
         f["fallback_journal"] = vm.sh("journalctl -b -o short-unix --no-pager -u NetworkManager")["out"]
         f["fallback_seconds"] = nm_seconds(f["fallback_journal"], "metropolys-hotspot")
@@ -525,8 +525,8 @@ class Run:
         vm, f = self.vm, self.facts
         self.boots.append(vm.wait_ready(600))
         f["home_ap"] = vm.sh("systemctl is-active home-network.service", check=False)["out"].strip()
-        f["home_active"] = vm.until("nmcli -t -f NAME,DEVICE connection show --active | grep -x home:wlan0", 120,
-                                    "NetworkManager joining the home network")["out"]
+        f["home_active"] = vm.until("nmcli -t -f NAME,DEVICE,STATE connection show --active | grep -x "
+                                    "home:wlan0:activated", 300, "NetworkManager joining the home network")["out"]
         f["home_addresses"] = vm.until(f"ip -4 -o addr show dev wlan0 | grep ' {HOME_NET}\\.'", 60,
                                        "an address from the home network")["out"]
         f["home_journal"] = vm.sh("journalctl -b -o short-unix --no-pager -u NetworkManager")["out"]
