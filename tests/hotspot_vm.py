@@ -524,9 +524,10 @@ class Run:
         """Boot 3: hostapd on the phone's radio plays the home network; NetworkManager must join it."""
         vm, f = self.vm, self.facts
         self.boots.append(vm.wait_ready(600))
-        f["home_ap"] = vm.sh("systemctl is-active home-network.service", check=False)["out"].strip()
         f["home_active"] = vm.until("nmcli -t -f NAME,DEVICE,STATE connection show --active | grep -x "
                                     "home:wlan0:activated", 300, "NetworkManager joining the home network")["out"]
+        # NetworkManager starts after the home network's unit has finished (Before=): it must be up by now
+        f["home_ap"] = vm.sh("systemctl is-active home-network.service", check=False)["out"].strip()
         f["home_addresses"] = vm.until(f"ip -4 -o addr show dev wlan0 | grep ' {HOME_NET}\\.'", 60,
                                        "an address from the home network")["out"]
         f["home_journal"] = vm.sh("journalctl -b -o short-unix --no-pager -u NetworkManager")["out"]
