@@ -16,6 +16,7 @@ FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000",
         "COMPANION_LOBBY_LIMIT": "100000"}
 CONTAINERS = "test_deploy_containers.py"
 PI_VM = "test_pi_vm.py"
+HOTSPOT_VM = "test_hotspot_vm.py"
 KIOSK = "test_kiosk_labwc.py"
 
 
@@ -31,6 +32,13 @@ def pytest_collection_modifyitems(session, config, items):
         import pi_vm
         if pi_vm.can_run() is None and not config.option.collectonly:
             pi_vm.start()
+    wifi = [i for i in items if i.path.name == HOTSPOT_VM]
+    if wifi:
+        # the Wi-Fi VM (KVM: mostly waiting on its radios and NetworkManager) runs from the start in the background too
+        items[:] = [i for i in items if i.path.name != HOTSPOT_VM] + wifi
+        import hotspot_vm
+        if hotspot_vm.can_run() is None and not config.option.collectonly:
+            hotspot_vm.start()
     if any(i.path.name == KIOSK for i in items) and not config.option.collectonly:
         import container_helpers
         if container_helpers.can_run() is None:
@@ -48,8 +56,9 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_sessionfinish(session):
-    if "pi_vm" in sys.modules:
-        sys.modules["pi_vm"].stop_all()
+    for vm in ("pi_vm", "hotspot_vm"):
+        if vm in sys.modules:
+            sys.modules[vm].stop_all()
     if "container_helpers" in sys.modules:
         sys.modules["container_helpers"].stop_all()
 

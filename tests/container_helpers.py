@@ -65,6 +65,18 @@ RECIPES = {
                                   "etc/initramfs-tools/modules": "sdhci-iproc\nbcm2835\nmmc_block\next4\n"},
                         "leave_out": ["/usr/share/ca-certificates/*", "/usr/share/doc/*", "/usr/share/man/*",
                                       "/usr/share/locale/*", "/usr/share/info/*", "/usr/lib/udev/hwdb.d/*"]},
+    # The Wi-Fi VM (tests/hotspot_vm.py): Debian trixie amd64 with its own kernel (mac80211_hwsim gives it two
+    # radios), NetworkManager as on Raspberry Pi OS, and for the phone's side wpa_supplicant, busybox's udhcpc and
+    # curl; hostapd and dnsmasq play the home network. python3-pip: the wheelhouse is downloaded by its own pip.
+    # The initrd holds only what QEMU's virtio disk needs to reach the root.
+    "trixie-hotspot": {"release": "trixie", "arch": "amd64", "mmdebstrap": True,
+                       "packages": ["systemd-sysv", "udev", "kmod", "dbus", "linux-image-amd64", "initramfs-tools",
+                                    "network-manager", "dnsmasq-base", "wpasupplicant", "hostapd", "iw", "iproute2",
+                                    "busybox", "curl", "python3-venv", "python3-pip", "libpam-systemd"],
+                       "files": {"etc/initramfs-tools/conf.d/companion-tests": "MODULES=list\nCOMPRESS=gzip\n",
+                                 "etc/initramfs-tools/modules": "virtio_pci\nvirtio_blk\next4\n"},
+                       "leave_out": ["/usr/share/doc/*", "/usr/share/man/*", "/usr/share/locale/*",
+                                     "/usr/share/info/*"]},
 }
 
 

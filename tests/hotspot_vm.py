@@ -1,0 +1,596 @@
+"""A Debian trixie amd64 VM with two emulated Wi-Fi radios (mac80211_hwsim): the Pi's hotspot, a phone joining it,
+and NetworkManager's choice at boot between a saved home network and the hotspot, all for real.
+
+wlan0 is the Pi's radio, under NetworkManager; a boot unit moves wlan1's radio into the network namespace "phone"
+before NetworkManager starts, where wpa_supplicant, busybox's udhcpc and curl play a phone (and, for the last boot,
+hostapd and dnsmasq play the home network). Built once and cached beside the container roots (see
+container_helpers): the root, its wheelhouse, and a base disk image on which deploy/install.sh --no-kiosk already
+ran once inside the VM. Each run boots a throwaway copy-on-write layer over that image with this checkout on a
+second disk, runs install.sh from it again (an update), then three boots: the hotspot and a phone loading the join
+URL; --fallback with the home network out of reach; the home network in reach. The VM has no network card: its
+only network is its own radios and namespaces. Commands go in over a virtio-serial port to tests/vm_agent.py.
+
+Run `python tests/hotspot_vm.py` (as root) to build the caches and do one run, printing what it saw."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import container_helpers as ch  # noqa: E402
+
+ROOT_NAME = "trixie-hotspot"
+CLONE = "/root/metropolys-companion"   # a person's clone: the checkout's own disk, mounted there
+HOME_SSID, HOME_PASSWORD, HOME_NET = "MetropolysHome", "home-wifi-pass", "192.168.77"
+IMAGE_BYTES = 4 << 30
+MEMORY = "768"  # MiB
+
+# what the VM has no use for, and whose modules only cost boot time under emulation
+BLACKLIST = "kvm,kvm_amd,kvm_intel,powernow_k8,pcspkr,joydev,psmouse,serio_raw,evdev,button,sr_mod,cdrom,floppy"
+
+HWSIM = {"etc/modules-load.d/hwsim.conf": "mac80211_hwsim\n",
+         "etc/modprobe.d/hwsim.conf": "options mac80211_hwsim radios=2\n"}
+
+PHONE_RADIO = """#!/bin/sh
+# The second emulated radio goes into namespace "phone" before NetworkManager starts, so it never manages it.
+set -e
+for i in $(seq 1 200); do [ -e /sys/class/net/wlan1/phy80211 ] && break; sleep 0.1; done
+phy=$(cat /sys/class/net/wlan1/phy80211/name)
+ip netns add phone
+iw phy "$phy" set netns name phone
+ip -n phone link set lo up
+"""
+
+PHONE_RADIO_UNIT = """[Unit]
+Description=The phone's radio (wlan1) in network namespace "phone", out of NetworkManager's sight
+After=systemd-modules-load.service systemd-udevd.service
+Before=NetworkManager.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/sbin/phone-radio
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+AGENT_UNIT = """[Unit]
+Description=The test's agent on the virtio-serial port (runs what the host sends, as root)
+
+[Service]
+ExecStart=/usr/bin/python3 /usr/local/sbin/vm-agent /dev/virtio-ports/agent
+Restart=always
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+# The home network, played by the phone's radio: enabled for the last boot only
+HOME_UNIT = f"""[Unit]
+Description=The home Wi-Fi "{HOME_SSID}" on the phone's radio (hostapd and a DHCP server in namespace "phone")
+Requires=phone-radio.service
+After=phone-radio.service
+Before=NetworkManager.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/sbin/ip -n phone addr add {HOME_NET}.1/24 dev wlan1
+ExecStart=/usr/sbin/ip netns exec phone /usr/sbin/hostapd -B -P /run/home-hostapd.pid /etc/home-hostapd.conf
+ExecStart=/usr/sbin/ip netns exec phone /usr/sbin/dnsmasq --interface=wlan1 --bind-interfaces --port=0 \\
+    --dhcp-range={HOME_NET}.50,{HOME_NET}.99,1h --pid-file=/run/home-dnsmasq.pid \\
+    --dhcp-leasefile=/run/home-dnsmasq.leases
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+HOME_HOSTAPD = f"""interface=wlan1
+driver=nl80211
+ctrl_interface=/run/home-hostapd
+ssid={HOME_SSID}
+hw_mode=g
+channel=1
+wpa=2
+wpa_key_mgmt=WPA-PSK
+rsn_pairwise=CCMP
+wpa_passphrase={HOME_PASSWORD}
+"""
+
+# busybox udhcpc's hook: puts the lease on the phone's radio and says what it got
+PHONE_LEASE = """#!/bin/sh
+case "$1" in
+  bound|renew)
+    ip addr flush dev "$interface"
+    ip addr add "$ip/${mask:-24}" dev "$interface"
+    echo "lease ip=$ip router=$router mask=$mask dns=$dns" ;;
+esac
+"""
+
+# Units that would hold the serial console or wait for hardware or network the VM lacks
+MASKED = ["serial-getty@ttyS0.service", "getty@tty1.service", "apt-daily.timer", "apt-daily-upgrade.timer",
+          "e2scrub_reap.service", "man-db.timer", "fstrim.timer", "e2scrub_all.timer", "dpkg-db-backup.timer",
+          "systemd-timesyncd.service", "NetworkManager-wait-online.service", "systemd-firstboot.service",
+          "systemd-hostnamed.service"]  # NetworkManager reads /etc/hostname itself then
+
+FSTAB = "LABEL=root / ext4 rw,noatime 0 1\n"
+MOUNT_CLONE = f"mountpoint -q {CLONE} || mount -L checkout {CLONE}"  # by the test: udev may be slow to see it
+
+OFFLINE = "PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheelhouse PIP_DISABLE_PIP_VERSION_CHECK=1"
+
+
+def guest_files() -> dict[str, tuple[str, int]]:
+    """What the base image gets on top of the root: path -> (text, mode)."""
+    files = {p: (t, 0o644) for p, t in HWSIM.items()}
+    files.update({
+        "usr/local/sbin/phone-radio": (PHONE_RADIO, 0o755),
+        "usr/local/sbin/phone-lease": (PHONE_LEASE, 0o755),
+        "usr/local/sbin/vm-agent": ((Path(__file__).with_name("vm_agent.py")).read_text(), 0o755),
+        "etc/systemd/system/phone-radio.service": (PHONE_RADIO_UNIT, 0o644),
+        "etc/systemd/system/vm-agent.service": (AGENT_UNIT, 0o644),
+        "etc/systemd/system/home-network.service": (HOME_UNIT, 0o644),
+        "etc/home-hostapd.conf": (HOME_HOSTAPD, 0o644),
+        "etc/fstab": (FSTAB, 0o644),
+        "etc/hostname": ("metropolys-pi\n", 0o644),
+    })
+    return files
+
+
+def kvm() -> bool:
+    """Whether QEMU can use hardware virtualisation here. A /dev/kvm served by kvm_pvm (a VM inside a VM without
+    hardware help, as on this project's CI machine) cannot boot Debian's stock kernel: KVM stopped with "emulation
+    failure" on a BMI2 instruction in its decompressor; only kvm_intel or kvm_amd count."""
+    return os.access("/dev/kvm", os.R_OK | os.W_OK) and any(Path(f"/sys/module/{m}").exists()
+                                                            for m in ("kvm_intel", "kvm_amd"))
+
+
+def root_path() -> Path:
+    return ch.CACHE / f"{ROOT_NAME}-{ch._key(ch.RECIPES[ROOT_NAME], ch.mirror())}"
+
+
+def wheels_path(base: Path) -> Path:
+    return ch.CACHE / f"wheels-{ROOT_NAME}-{ch._key(base.name, ch._locks_text())}"
+
+
+def image_path(base: Path) -> Path:
+    files = {p: t for p, (t, _) in guest_files().items()}
+    return ch.CACHE / f"hotspot-image-{ch._key(base.name, wheels_path(base).name, files, MASKED, 'image 1')}"
+
+
+def cached() -> bool:
+    """Whether the root, its wheelhouse and the installed base image are built (a run then takes minutes)."""
+    base = root_path()
+    return all((p / ".complete").exists() for p in (base, wheels_path(base), image_path(base)))
+
+
+def _disk(dest: Path, tree: Path, label: str, size: int) -> Path:
+    with open(dest, "wb") as f:
+        f.truncate(size)
+    ch._run(["mke2fs", "-q", "-t", "ext4", "-L", label, "-E", "root_owner=0:0", "-d", str(tree), str(dest)],
+            timeout=900)
+    return dest
+
+
+def checkout_disk(dest: Path) -> Path:
+    """This checkout as a person's clone has it, on a small ext4 disk of its own (mounted at CLONE)."""
+    tree = Path(tempfile.mkdtemp(prefix="companion-clone."))
+    try:
+        ch.source_copy(tree / "c")
+        return _disk(dest, tree / "c", "checkout", 256 << 20)
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
+def base_image() -> Path:
+    """The cached base image: the root, the guest files, the wheelhouse at /wheelhouse, the kernel and initrd
+    beside it, and deploy/install.sh --no-kiosk run once inside the booted VM (offline, from the wheelhouse)."""
+    base = ch.root(ROOT_NAME)
+    wheels = ch.wheelhouse(ROOT_NAME)
+    path = image_path(base)
+    if (path / ".complete").exists():
+        return path
+    with ch._locked("hotspot-image"):
+        if (path / ".complete").exists():
+            return path
+        started = time.monotonic()
+        work = Path(tempfile.mkdtemp(prefix=".hotspot-image.", dir=ch.CACHE))
+        layer = ch.Overlay(base)
+        try:
+            top = layer.merged
+            for name, (text, mode) in guest_files().items():
+                (top / name).parent.mkdir(parents=True, exist_ok=True)
+                (top / name).write_text(text)
+                (top / name).chmod(mode)
+            shutil.copytree(wheels, top / "wheelhouse")
+            (top / CLONE.lstrip("/")).mkdir(parents=True, exist_ok=True)
+            units = top / "etc/systemd/system"
+            for unit in MASKED:
+                (units / unit).unlink(missing_ok=True)
+                (units / unit).symlink_to("/dev/null")
+            wants = units / "multi-user.target.wants"
+            wants.mkdir(parents=True, exist_ok=True)
+            for unit in ("phone-radio.service", "vm-agent.service"):
+                (wants / unit).unlink(missing_ok=True)
+                (wants / unit).symlink_to(f"/etc/systemd/system/{unit}")
+            kernel = sorted((top / "boot").glob("vmlinuz-*"))[-1]
+            version = kernel.name.removeprefix("vmlinuz-")
+            shutil.copy(kernel, work / "vmlinuz")
+            shutil.copy(top / f"boot/initrd.img-{version}", work / "initrd")
+            _disk(work / "base.img", top, "root", IMAGE_BYTES)
+        finally:
+            layer.close()
+        clone = checkout_disk(work / "checkout.img")
+        vm = VM(work)
+        try:
+            vm.boot(work / "base.img", work, clone, fmt="raw")
+            vm.wait_ready(600)
+            vm.until(MOUNT_CLONE, 120, "the checkout's disk mounted")
+            done = vm.sh(f"cd {CLONE} && {OFFLINE} bash deploy/install.sh --no-kiosk", timeout=1800)
+            if "Metropolys companion is running" not in done["out"]:
+                raise RuntimeError(f"install.sh in the VM did not say it runs:\n{done}")
+            vm.poweroff(300)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        finally:
+            vm.close()
+        clone.unlink()
+        (work / ".complete").write_text(f"{time.monotonic() - started:.0f} s to build\n")
+        shutil.rmtree(path, ignore_errors=True)
+        work.rename(path)
+    return path
+
+
+def prepare() -> Path:
+    return base_image()
+
+
+class VM:
+    """One QEMU process (KVM where there is /dev/kvm) booting the image; commands go to vm_agent.py inside."""
+
+    def __init__(self, workdir: Path):
+        self.dir = workdir
+        self.proc: subprocess.Popen | None = None
+        self.console = workdir / "console.log"
+        self.next_id = 0
+        self.boot_id = ""
+        self._buffer = b""
+
+    def boot(self, disk: Path, boot: Path, clone: Path, fmt: str = "qcow2") -> None:
+        self.started = time.monotonic()
+        agent = self.dir / "agent.sock"
+        accel = "kvm" if kvm() else "tcg"
+        cmd = ["qemu-system-x86_64", "-accel", accel, "-m", MEMORY, "-smp", "1",
+               "-kernel", str(boot / "vmlinuz"), "-initrd", str(boot / "initrd"),
+               "-append", "console=ttyS0 root=LABEL=root rootfstype=ext4 rw quiet loglevel=3 systemd.show_status=0 "
+                          f"modprobe.blacklist={BLACKLIST}",
+               "-drive", f"file={disk},if=virtio,format={fmt},cache=unsafe",
+               "-drive", f"file={clone},if=virtio,format=raw,cache=unsafe",
+               "-device", "virtio-serial", "-chardev", f"socket,id=agent,path={agent},server=on,wait=off",
+               "-device", "virtserialport,chardev=agent,name=agent",
+               "-serial", f"file:{self.console}", "-display", "none", "-monitor", "none", "-nic", "none", "-nodefaults"]
+        self.accel = accel
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        ch._running.add(self.proc)
+        deadline = time.monotonic() + 30
+        self.sock = socket.socket(socket.AF_UNIX)
+        while True:
+            try:
+                self.sock.connect(str(agent))
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"qemu did not start: {self.proc.stdout.read().decode(errors='replace')}")
+                time.sleep(0.05)
+
+    def _reply(self, want: int, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\n" in self._buffer:
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                with contextlib.suppress(ValueError):
+                    msg = json.loads(line)
+                    if msg.get("id") == want:
+                        return msg
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no answer from inside the VM for {timeout:.0f} s; console:\n{self.tail()}")
+            self.sock.settimeout(min(left, 1))
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"qemu exited {self.proc.returncode}; console:\n{self.tail()}")
+                continue
+            if not chunk:
+                raise RuntimeError(f"the agent's port closed; console:\n{self.tail()}")
+            self._buffer += chunk
+
+    def _send(self, **request) -> int:
+        self.next_id += 1
+        self.sock.settimeout(60)
+        self.sock.sendall(json.dumps({"id": self.next_id, **request}).encode() + b"\n")
+        return self.next_id
+
+    def wait_ready(self, timeout: float) -> float:
+        """Until the agent of a new boot answers; the seconds since `boot` or `reboot`. A question every 15 s at most
+        (one sent while the agent is not there may be lost, or wait in QEMU's socket and be answered late, then
+        ignored); the last boot's agent may still answer while it goes down, told apart by the kernel's boot id."""
+        deadline = time.monotonic() + timeout
+        while True:
+            sent = self._send(sh="cat /proc/sys/kernel/random/boot_id", timeout=5)
+            try:
+                reply = self._reply(sent, 15)
+                if reply["out"] != self.boot_id:
+                    self.boot_id = reply["out"]
+                    return time.monotonic() - self.started
+                time.sleep(0.5)
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the VM did not answer within {timeout:.0f} s; console:\n{self.tail()}") from None
+
+    def sh(self, script: str, timeout: float = 120, check: bool = True) -> dict:
+        """Run a bash script inside as root: {'rc', 'out', 'err'} (each step noted in the VM's directory's steps.log)."""
+        t = time.monotonic()
+        reply = self._reply(self._send(sh=script, timeout=timeout), timeout + 10)
+        with open(self.dir / "steps.log", "a") as log:
+            log.write(f"{time.monotonic() - self.started:7.1f} s  {time.monotonic() - t:6.1f} s  rc {reply['rc']}  "
+                      f"{script[:100]!r}\n")
+        if check and reply["rc"] != 0:
+            raise AssertionError(f"inside the VM: {script!r} exited {reply['rc']}\n--- stdout\n"
+                                 f"{reply['out'][-4000:]}\n--- stderr\n{reply['err'][-4000:]}")
+        return reply
+
+    def until(self, script: str, timeout: float, what: str) -> dict:
+        """Poll a script inside until it exits 0 (every 0.5 s), or fail saying what did not happen."""
+        deadline = time.monotonic() + timeout
+        while True:
+            done = self.sh(script, timeout=30, check=False)
+            if done["rc"] == 0:
+                return done
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what}: not within {timeout:.0f} s\n{done['out'][-2000:]}{done['err'][-2000:]}"
+                                     f"\n{self.sh('journalctl -b -u NetworkManager --no-pager -n 40', check=False)['out']}")
+            time.sleep(0.5)
+
+    def reboot(self) -> None:
+        """A reboot inside the same QEMU process (the disk persists, as on the Pi's SD card)."""
+        self._send(sh="systemctl reboot", timeout=5)
+        self.started = time.monotonic()
+
+    def poweroff(self, timeout: float = 120) -> None:
+        self._send(sh="systemctl poweroff", timeout=5)
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"the VM did not power off in {timeout} s; console:\n{self.tail()}") from None
+
+    def tail(self, chars: int = 4000) -> str:
+        with contextlib.suppress(OSError):
+            return self.console.read_bytes()[-chars:].decode(errors="replace")
+        return ""
+
+    def close(self) -> None:
+        if self.proc:
+            if self.proc.poll() is None:
+                ch._killpg(self.proc)
+            self.proc.wait(timeout=30)
+            ch._running.discard(self.proc)
+        with contextlib.suppress(Exception):
+            self.sock.close()
+
+
+def nm_seconds(journal: str, connection: str) -> tuple[float, float] | None:
+    """From a boot's `journalctl -o short-unix -u NetworkManager`: (seconds from NetworkManager's start to
+    `connection` activated on wlan0, seconds from its start to the activation starting), or None."""
+    start = began = None
+    for line in journal.splitlines():
+        stamp, _, rest = line.partition(" ")
+        try:
+            t = float(stamp)
+        except ValueError:
+            continue
+        if start is None and "Starting NetworkManager.service" in rest:
+            start = t
+        elif start is not None and began is None and f"Activation: starting connection '{connection}'" in rest:
+            began = t
+        elif began is not None and "device (wlan0): Activation: successful" in rest:
+            return t - start, began - start
+    return None
+
+
+PHONE_CONF = """ctrl_interface=/run/phone-wpa
+network={{
+    ssid="{ssid}"
+    psk="{psk}"
+    key_mgmt=WPA-PSK
+    proto=RSN
+    pairwise=CCMP
+    group=CCMP
+    ieee80211w=0
+}}
+"""
+
+
+class Run:
+    """The whole check in a background thread: caches, a throwaway layer, three boots; `result()` waits for it."""
+
+    def __init__(self):
+        self.error: BaseException | None = None
+        self.built = self.update = 0.0
+        self.boots: list[float] = []   # seconds from QEMU's start (or the reboot) to the agent answering
+        self.facts: dict = {}
+        self.vm: VM | None = None
+        self.console = ""
+        self.thread = threading.Thread(target=self._run, name="hotspot vm", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            t = time.monotonic()
+            image = prepare()
+            self.built = time.monotonic() - t
+            work = Path(tempfile.mkdtemp(prefix="companion-hotspot."))
+            try:
+                ch._run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(image / "base.img"),
+                         str(work / "run.qcow2")], timeout=60)
+                clone = checkout_disk(work / "checkout.img")
+                self.vm = VM(work)
+                self.vm.boot(work / "run.qcow2", image, clone)
+                self.hotspot()
+                self.fallback_out_of_reach()
+                self.home_in_reach()
+            finally:
+                if self.vm:
+                    self.console = self.vm.tail(20000)
+                    self.vm.close()
+                shutil.rmtree(work, ignore_errors=True)
+        except BaseException as e:  # noqa: BLE001 (handed to the tests by result())
+            self.error = e
+
+    def hotspot(self) -> None:
+        """Boot 1: install.sh from this checkout, hotspot.sh, and a phone joining and loading the join URL."""
+        vm, f = self.vm, self.facts
+        self.boots.append(vm.wait_ready(600))
+        vm.until(MOUNT_CLONE, 120, "the checkout's disk mounted")
+        vm.sh("systemctl is-system-running --wait", timeout=300, check=False)
+        f["devices"] = vm.sh("nmcli -t -f DEVICE,TYPE device")["out"]
+        f["phone_links"] = vm.sh("ip -n phone -o link show")["out"]
+        t = time.monotonic()
+        f["install"] = vm.sh(f"cd {CLONE} && {OFFLINE} bash deploy/install.sh --no-kiosk", timeout=900)
+        self.update = time.monotonic() - t
+        vm.until("nmcli -t -f DEVICE,STATE device | grep -x wlan0:disconnected", 120, "wlan0 ready for use")
+        f["hotspot_sh"] = vm.sh(f"cd {CLONE} && bash deploy/hotspot.sh", timeout=120)
+        said = re.search(r'network "([^"]+)", password (\S+); phones then open (\S+)', f["hotspot_sh"]["out"])
+        if not said:
+            raise AssertionError(f"hotspot.sh did not say the network, password and address:\n{f['hotspot_sh']}")
+        ssid, password, url = said.groups()
+        f["said"] = {"ssid": ssid, "password": password, "url": url}
+        f["pi_addresses"] = vm.sh("ip -4 -o addr show dev wlan0")["out"]
+        f["profile"] = vm.sh("nmcli -t -f 802-11-wireless.mode,802-11-wireless.channel,802-11-wireless-security.proto,"
+                             "802-11-wireless-security.pairwise,802-11-wireless-security.pmf,ipv4.addresses "
+                             "connection show metropolys-hotspot")["out"]
+        # the phone: joins with what hotspot.sh printed, gets a lease, opens the address it printed
+        vm.sh(f"cat > /run/phone.conf <<'EOF'\n{PHONE_CONF.format(ssid=ssid, psk=password)}EOF\n"
+              "ip netns exec phone wpa_supplicant -B -i wlan1 -c /run/phone.conf -P /run/phone-wpa.pid >/dev/null 2>&1")
+        t = time.monotonic()
+        f["joined"] = vm.until("s=$(ip netns exec phone wpa_cli -p /run/phone-wpa -i wlan1 status) && echo \"$s\" "
+                               "&& echo \"$s\" | grep -qx wpa_state=COMPLETED", 60, "the phone joining the hotspot")["out"]
+        f["join_seconds"] = time.monotonic() - t
+        t = time.monotonic()
+        f["lease"] = vm.sh("ip netns exec phone busybox udhcpc -i wlan1 -f -q -n -t 30 -T 1 -s /usr/local/sbin/phone-lease",
+                           timeout=60)["out"]
+        f["lease_seconds"] = time.monotonic() - t
+        f["phone_addresses"] = vm.sh("ip -n phone -4 -o addr show dev wlan1")["out"]
+        # hotspot.sh restarted the service to show the Wi-Fi QR: the phone's curl retries until it answers
+        page = vm.sh(f"ip netns exec phone curl -sS --retry 30 --retry-connrefused --retry-delay 1 -o /run/page "
+                     f"-w '%{{http_code}}' {url} && echo && cat /run/page", timeout=60)["out"]
+        f["status"], _, f["page"] = page.partition("\n")
+        f["current"] = json.loads(vm.sh(f"ip netns exec phone curl -sS {url}api/games/current")["out"])
+        # for the next boot: a saved home network, then the hotspot made the fallback
+        vm.sh(f"nmcli connection add type wifi con-name home ifname wlan0 ssid {HOME_SSID} "
+              f"wifi-sec.key-mgmt wpa-psk wifi-sec.psk {HOME_PASSWORD} >/dev/null")
+        f["fallback_sh"] = vm.sh(f"cd {CLONE} && bash deploy/hotspot.sh --fallback", timeout=120)
+        f["defaults"] = vm.sh("cat /etc/default/metropolys-companion")["out"]
+        vm.reboot()
+
+    def fallback_out_of_reach(self) -> None:
+        """Boot 2: the home network saved but out of reach; the hotspot must come up by itself."""
+        vm, f = self.vm, self.facts
+        self.boots.append(vm.wait_ready(600))
+        f["fallback_active"] = vm.until("nmcli -t -f NAME,DEVICE,STATE connection show --active | grep -x "
+                                        "metropolys-hotspot:wlan0:activated", 300, "the hotspot coming up at boot")["out"]
+        f["fallback_addresses"] = vm.sh("ip -4 -o addr show dev wlan0")["out"]
+        f["fallback_journal"] = vm.sh("journalctl -b -o short-unix --no-pager -u NetworkManager")["out"]
+        f["fallback_seconds"] = nm_seconds(f["fallback_journal"], "metropolys-hotspot")
+        f["priorities"] = vm.sh("nmcli -t -f NAME,AUTOCONNECT,AUTOCONNECT-PRIORITY connection show")["out"]
+        vm.sh("systemctl enable home-network.service 2>&1")
+        vm.reboot()
+
+    def home_in_reach(self) -> None:
+        """Boot 3: hostapd on the phone's radio plays the home network; NetworkManager must join it."""
+        vm, f = self.vm, self.facts
+        self.boots.append(vm.wait_ready(600))
+        f["home_active"] = vm.until("nmcli -t -f NAME,DEVICE,STATE connection show --active | grep -x "
+                                    "home:wlan0:activated", 300, "NetworkManager joining the home network")["out"]
+        # NetworkManager starts after the home network's unit has finished (Before=): it must be up by now
+        f["home_ap"] = vm.sh("systemctl is-active home-network.service", check=False)["out"].strip()
+        f["home_addresses"] = vm.until(f"ip -4 -o addr show dev wlan0 | grep ' {HOME_NET}\\.'", 60,
+                                       "an address from the home network")["out"]
+        f["home_journal"] = vm.sh("journalctl -b -o short-unix --no-pager -u NetworkManager")["out"]
+        f["home_seconds"] = nm_seconds(f["home_journal"], "home")
+        f["home_active_all"] = vm.sh("nmcli -t -f NAME,DEVICE connection show --active")["out"]
+        address = re.search(rf" ({HOME_NET}\.\d+)/", f["home_addresses"]).group(1)
+        # the join address follows the network the Pi is on: asked from the home network's side
+        f["home_current"] = json.loads(vm.sh(
+            f"ip netns exec phone curl -sS --retry 30 --retry-connrefused --retry-delay 1 "
+            f"http://{address}:8000/api/games/current", timeout=60)["out"])
+        f["home_address"] = address
+        vm.poweroff()
+
+    def result(self) -> "Run":
+        self.thread.join()
+        if self.error:
+            raise self.error
+        return self
+
+    def stop(self) -> None:
+        if self.thread.is_alive() and self.vm and self.vm.proc:
+            ch._killpg(self.vm.proc)
+        self.thread.join(timeout=60)
+
+
+_runs: list[Run] = []
+
+
+def start() -> Run:
+    """The one background run of this session, started now if it was not yet."""
+    if not _runs:
+        _runs.append(Run())
+    return _runs[0]
+
+
+def stop_all() -> None:
+    if _runs:
+        _runs[0].stop()
+
+
+def can_run() -> str | None:
+    """Why the Wi-Fi VM cannot run here, or None when it can."""
+    wanted = os.environ.get("COMPANION_HOTSPOT_VM", "")
+    if wanted == "0":
+        return "the Wi-Fi hotspot VM is left out (COMPANION_HOTSPOT_VM=0)"
+    if wanted != "1" and not cached():
+        return ("the Wi-Fi hotspot VM's root, wheelhouse and installed image are not built yet (about 10 minutes): "
+                "COMPANION_HOTSPOT_VM=1 scripts/test tests/test_hotspot_vm.py builds them, then every run has it")
+    if wanted != "1" and not kvm():
+        return ("no hardware KVM here (no /dev/kvm, or one from kvm_pvm, which cannot boot Debian's kernel): the Wi-Fi "
+                "hotspot VM would run under TCG emulation, too slow for every run (COMPANION_HOTSPOT_VM=1 runs it anyway)")
+    why = ch.can_run()
+    if why:
+        return why
+    missing = [c for c in ("qemu-system-x86_64", "qemu-img", "mke2fs", *([] if cached() else ["mmdebstrap"]))
+               if not shutil.which(c)]
+    if missing:
+        return f"{', '.join(missing)} not installed (scripts/bootstrap test installs them)"
+    return None
+
+
+if __name__ == "__main__":
+    run = start().result()
+    print("built", run.built, "update", run.update, "boots", run.boots)
+    for name, value in run.facts.items():
+        print(name, value if not isinstance(value, str) or len(value) < 3000 else value[:3000])
