@@ -19,8 +19,8 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("COMPANION_TEST_CACHE", "/var/cache/metropolys-companion-tests"))
@@ -473,36 +473,48 @@ def _nspawn_arm64(merged: Path, wheels: Path, script: str) -> list[str]:
             f"--bind-ro={wheels}:/wheelhouse", "bash", "-c", script]
 
 
+def cached_layer(base: Path, path: Path, build: Callable[[Path], str]) -> Path:
+    """`build(root)` run on a writable overlay of `base`; what it changed becomes the cached layer `path` (a lower
+    layer for later overlays), marked complete with the note `build` returns. Call it under `_locked`."""
+    layer = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=CACHE))  # on the cache's filesystem: renamed
+    upper, work, merged = layer / "upper", layer / "work", layer / "root"
+    for d in (upper, work, merged):
+        d.mkdir()
+    _run(["mount", "-t", "overlay", "overlay", "-o", f"lowerdir={base},upperdir={upper},workdir={work}", str(merged)],
+         timeout=60)
+    try:
+        note = build(merged)
+    finally:
+        subprocess.run(["umount", str(merged)], capture_output=True)
+    if os.path.ismount(merged):
+        raise RuntimeError(f"{merged} is still mounted")
+    (upper / ".complete").write_text(note)
+    shutil.rmtree(path, ignore_errors=True)
+    upper.rename(path)
+    shutil.rmtree(layer, ignore_errors=True)
+    return path
+
+
 def aarch64_venv(wheels: Path) -> Path:
     """The venv of the locks made once in the arm64 root under qemu (AARCH64_VENV), cached as an overlay layer."""
     base = root("bookworm-arm64")
     path = CACHE / f"bookworm-arm64-venv-{_key(base.name, _locks_text(), AARCH64_VENV)}"
     if (path / ".complete").exists():
         return path
+
+    def build(merged: Path) -> str:
+        locks = merged / "root/locks"
+        locks.mkdir(parents=True)
+        for lock in ("run.txt", "pi.txt"):
+            shutil.copy(REPO / "requirements" / lock, locks / lock)
+        made = _run(["nice", "-n", "10", *_nspawn_arm64(merged, wheels, AARCH64_VENV)], timeout=3600)
+        shutil.rmtree(locks)
+        return made.stdout[-4000:]
+
     with _locked("bookworm-arm64-venv"):
         if (path / ".complete").exists():
             return path
-        layer = Path(tempfile.mkdtemp(prefix=".arm64-venv.", dir=CACHE))  # on the cache's filesystem: renamed
-        upper, work, merged = layer / "upper", layer / "work", layer / "root"
-        for d in (upper, work, merged):
-            d.mkdir()
-        _run(["mount", "-t", "overlay", "overlay", "-o", f"lowerdir={base},upperdir={upper},workdir={work}",
-              str(merged)], timeout=60)
-        try:
-            (merged / "root/locks").mkdir(parents=True)
-            for lock in ("run.txt", "pi.txt"):
-                shutil.copy(REPO / "requirements" / lock, merged / "root/locks" / lock)
-            made = _run(["nice", "-n", "10", *_nspawn_arm64(merged, wheels, AARCH64_VENV)], timeout=3600)
-        finally:
-            subprocess.run(["umount", str(merged)], capture_output=True)
-        if os.path.ismount(merged):
-            raise RuntimeError(f"{merged} is still mounted")
-        shutil.rmtree(upper / "root/locks")
-        (upper / ".complete").write_text(made.stdout[-4000:])
-        shutil.rmtree(path, ignore_errors=True)
-        upper.rename(path)
-        shutil.rmtree(layer, ignore_errors=True)
-    return path
+        return cached_layer(base, path, build)
 
 
 class Aarch64Check:

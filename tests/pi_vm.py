@@ -81,14 +81,9 @@ def venv_layer() -> Path:
                 shutil.copy(lock, work / lock.name)
             (work / ".complete").write_text("run.txt pi.txt\n")
             work.rename(wheels)
-        started = time.monotonic()
-        layer = Path(tempfile.mkdtemp(prefix=".pi-venv.", dir=ch.CACHE))
-        upper, workdir, merged = layer / "upper", layer / "work", layer / "root"
-        for d in (upper, workdir, merged):
-            d.mkdir()
-        ch._run(["mount", "-t", "overlay", "overlay", "-o", f"lowerdir={base},upperdir={upper},workdir={workdir}",
-                 str(merged)], timeout=60)
-        try:
+
+        def build(merged: Path) -> str:
+            started = time.monotonic()
             (merged / "wheelhouse").mkdir()
             ch._run(["mount", "--bind", "-o", "ro", str(wheels), str(merged / "wheelhouse")], timeout=60)
             try:
@@ -105,15 +100,10 @@ $py -c 'import lgpio, gpiozero, importlib.metadata as m; print("lgpio", lgpio.__
                          "HOME=/root", "PIP_NO_CACHE_DIR=1", "bash", "-c", script], timeout=3600)
             finally:
                 subprocess.run(["umount", str(merged / "wheelhouse")], capture_output=True)
-        finally:
-            subprocess.run(["umount", str(merged)], capture_output=True)
-        if os.path.ismount(merged):
-            raise RuntimeError(f"{merged} is still mounted")
-        shutil.rmtree(upper / "wheelhouse", ignore_errors=True)
-        (upper / ".complete").write_text(f"{time.monotonic() - started:.0f} s to build\n")
-        shutil.rmtree(path, ignore_errors=True)
-        upper.rename(path)
-        shutil.rmtree(layer, ignore_errors=True)
+            (merged / "wheelhouse").rmdir()
+            return f"{time.monotonic() - started:.0f} s to build\n"
+
+        ch.cached_layer(base, path, build)
     return path
 
 
