@@ -237,12 +237,12 @@ class Leds:
         with self._lock:
             if stop.is_set():
                 return False
-            for c, led in self._leds.items():
-                if c == colour and lit:
-                    led.on()
-                else:
+            for c, led in self._leds.items():  # all others dark first: never two lit at once
+                if c != colour or not lit:
                     led.off()
                 self._showing[c] = label if c == colour else "off"
+            if lit and colour in self._leds:
+                self._leds[colour].on()
             return True
 
     def _blink_winner(self, stop: threading.Event, colour: str) -> None:
