@@ -158,6 +158,9 @@ class Server:
                     self._accept_paused_until = time.monotonic() + 0.1
                 return
             sock.setblocking(False)
+            # Every answer and live view is written whole when ready: Nagle's wait for an ACK would only hold a
+            # view's last segment behind the phone's delayed ACK (40 ms).
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn = Conn(sock, peer, time.monotonic())
             if len(self.conns) >= self.max_connections and not self._evict():
                 _reset(sock)   # nothing is kept for it, not even a closing state
