@@ -41,15 +41,15 @@ def unit_root(tmp_path_factory) -> Path:
 
 
 def test_scripts_parse():
-    for script in ("install.sh", "hotspot.sh", "kiosk.sh", "kiosk-autostart.sh"):
+    for script in ("install.sh", "hotspot.sh", "hotspot-fallback.sh", "kiosk.sh", "kiosk-autostart.sh"):
         done = subprocess.run(["bash", "-n", str(DEPLOY / script)], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.skipif(not shutil.which("shellcheck"), reason="shellcheck is not installed here")
 def test_scripts_pass_shellcheck():
-    done = subprocess.run(["shellcheck", *(str(DEPLOY / s) for s in ("install.sh", "hotspot.sh", "kiosk.sh",
-                                                                     "kiosk-autostart.sh"))],
+    done = subprocess.run(["shellcheck", *(str(DEPLOY / s) for s in ("install.sh", "hotspot.sh", "hotspot-fallback.sh",
+                                                                     "kiosk.sh", "kiosk-autostart.sh"))],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
 
@@ -165,7 +165,9 @@ case "$*" in
   "-g GENERAL.STATE device show wlan0") echo "${WLAN_STATE:-30 (disconnected)}" ;;
   "-g NAME connection show") cat "$state" ;;
   "-g GENERAL.STATE connection show metropolys-hotspot") echo activated ;;
+  "-g GENERAL.DEVICES connection show metropolys-hotspot") echo "${HOTSPOT_DEVICE:-}" ;;
   "connection add "*) while [ $# -gt 0 ]; do [ "$1" = con-name ] && echo "$2" >> "$state"; shift; done ;;
+  "connection delete metropolys-hotspot") grep -vx metropolys-hotspot "$state" > "$state.new"; mv "$state.new" "$state" ;;
   "--wait 30 connection up metropolys-hotspot") echo "SWITCHED NOW"; exit "${UP_FAILS:-0}" ;;
 esac
 '''
@@ -327,7 +329,8 @@ def test_fallback_hotspot_ranks_below_home_wifi_and_leaves_a_connected_pi_alone(
     done = hotspot.run("--fallback", WLAN_STATE="100 (connected)")
     assert done.returncode == 0, done.stderr
     add = next(c for c in hotspot.calls() if c.startswith("nmcli connection add"))
-    assert " connection.autoconnect-priority -10 " in add and " connection.autoconnect yes " in add
+    # below home, and never raised by NetworkManager itself: it did so at boot before a scan had seen home
+    assert " connection.autoconnect-priority -10 " in add and " connection.autoconnect no " in add
     assert "SWITCHED NOW" not in done.stdout and "comes up by itself" in done.stdout
     assert hotspot.setting("COMPANION_JOIN_URL") is None, "the join address follows the network the Pi is on"
 
@@ -433,3 +436,102 @@ def test_no_kiosk_takes_the_autostart_lines_out_again(tmp_path):
     assert login.user.read_text() == "/usr/bin/kanshi &\n"
     assert not login.system.exists(), "the system file it created is gone again"
     assert login.run() == []
+
+
+FALLBACK_UNIT = "etc/systemd/system/metropolys-hotspot-fallback.service"
+FALLBACK_SCRIPT = "usr/local/sbin/metropolys-hotspot-fallback"
+
+
+def test_fallback_installs_the_boot_unit_and_plain_hotspot_or_off_removes_it(hotspot):
+    """--fallback leaves raising the hotspot at boot to its own unit; plain --hotspot (autoconnect at every boot)
+    and --off take it away again, and --off the connection and the Wi-Fi settings too."""
+    assert hotspot.run("--fallback").returncode == 0
+    unit, script = hotspot.root / FALLBACK_UNIT, hotspot.root / FALLBACK_SCRIPT
+    assert unit.read_text() == (DEPLOY / "metropolys-hotspot-fallback.service").read_text()
+    assert script.read_text() == (DEPLOY / "hotspot-fallback.sh").read_text() and os.access(script, os.X_OK)
+    assert "systemctl enable metropolys-hotspot-fallback.service" in hotspot.calls()
+
+    done = hotspot.run()
+    assert done.returncode == 0, done.stderr
+    assert not unit.exists() and not script.exists()
+    assert "systemctl disable metropolys-hotspot-fallback.service" in hotspot.calls()
+    add_or_modify = next(c for c in hotspot.calls() if c.startswith("nmcli connection modify"))
+    assert " connection.autoconnect yes " in add_or_modify and " connection.autoconnect-priority 10 " in add_or_modify
+
+    assert hotspot.run("--fallback").returncode == 0 and unit.exists()
+    done = hotspot.run("--off")
+    assert done.returncode == 0, done.stderr
+    assert "The hotspot is off and removed" in done.stdout
+    assert not unit.exists() and not script.exists()
+    assert "nmcli connection delete metropolys-hotspot" in hotspot.calls()
+    for key in ("COMPANION_WIFI_SSID", "COMPANION_WIFI_PASSWORD", "COMPANION_JOIN_URL"):
+        assert hotspot.setting(key) is None, key
+    assert hotspot.calls()[-1] == "systemctl try-restart metropolys-companion.service"
+
+
+def test_off_over_ssh_on_the_hotspot_needs_yes(hotspot):
+    assert hotspot.run("--fallback").returncode == 0
+    ssh = {"SUDO_USER": "alice", "HOTSPOT_DEVICE": "wlan0", "SS_LINES": SSHD.format(here="192.168.1.50")}
+    done = hotspot.run("--off", **ssh)
+    assert done.returncode == 1 and "this SSH session will drop" in done.stderr, done.stdout + done.stderr
+    assert (hotspot.root / FALLBACK_UNIT).exists() and hotspot.setting("COMPANION_WIFI_PASSWORD")
+    assert not [c for c in hotspot.calls() if "delete" in c]
+    assert hotspot.run("--off", "--yes", **ssh).returncode == 0
+    assert not (hotspot.root / FALLBACK_UNIT).exists()
+
+
+@pytest.mark.skipif(not Path(SYSTEMD_ANALYZE).exists(), reason="systemd-analyze is not installed here")
+def test_systemd_accepts_the_fallback_unit(unit_root):
+    unit = unit_root / FALLBACK_UNIT
+    shutil.copy(DEPLOY / "metropolys-hotspot-fallback.service", unit)
+    exe = unit_root / FALLBACK_SCRIPT
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    done = _verify(unit_root, unit)
+    assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
+    exe.unlink()
+    assert "metropolys-hotspot-fallback" in _verify(unit_root, unit).stderr, "verify sees a missing script"
+
+
+# hotspot-fallback.sh against a scripted nmcli: wlan0's state at each second comes from a list
+FALLBACK_NMCLI = r'''#!/usr/bin/env bash
+printf '%s\n' "$SECONDS nmcli $*" >> "$STUB_LOG"
+case "$*" in
+  "-g connection.interface-name connection show metropolys-hotspot") echo wlan0 ;;
+  "-g GENERAL.STATE device show wlan0")
+    n=$(grep -c 'GENERAL.STATE' "$STUB_LOG"); sed -n "${n}p" "$STATES" | grep . || tail -n 1 "$STATES" ;;
+  "-g GENERAL.CONNECTION device show wlan0") echo home ;;
+  "--wait 60 connection up metropolys-hotspot") echo "HOTSPOT UP" ;;
+esac
+'''
+
+
+@pytest.mark.parametrize("states, up, after", [
+    (["20 (unavailable)", "30 (disconnected)", "100 (connected)"], False, 3),    # home joined: no hotspot
+    (["30 (disconnected)"], True, 3),                                           # no known Wi-Fi: hotspot
+    (["30 (disconnected)"] * 3 + ["70 (connecting (getting IP configuration))"] * 2 + ["100 (connected)"], False, 6),
+    (["30 (disconnected)"] * 3 + ["70 (connecting (getting IP configuration))"] * 9, True, 3 + 3),
+], ids=["home", "no-home", "late-lease-waited-for", "stuck-join-bounded"])
+def test_fallback_unit_waits_for_a_known_wifi_before_raising_the_hotspot(tmp_path, states, up, after):
+    """The boot unit's script with WAIT=3, SETTLE=3 (30 and 30 installed): a joined network wins; the hotspot
+    comes only when none joined in time; a join under way at the deadline gets SETTLE more, no longer."""
+    stub, log, listed = tmp_path / "nmcli", tmp_path / "nmcli.log", tmp_path / "states"
+    stub.write_text(FALLBACK_NMCLI)
+    stub.chmod(0o755)
+    listed.write_text("\n".join(states) + "\n")
+    log.write_text("")
+    started = time.monotonic()
+    done = subprocess.run(["bash", str(DEPLOY / "hotspot-fallback.sh")], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "NMCLI": str(stub), "STUB_LOG": str(log), "STATES": str(listed),
+                               "WAIT": "3", "SETTLE": "3"})
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert ("HOTSPOT UP" in done.stdout) == up, done.stdout
+    polls = [c for c in log.read_text().splitlines() if "GENERAL.STATE" in c]
+    if up:
+        assert "joined no known network" in done.stdout
+        assert took >= after - 1, "not before the time is up"
+        assert len(polls) <= after + 2, "a join that never ends holds the hotspot back no longer than SETTLE"
+    else:
+        assert 'joined "home"' in done.stdout and len(polls) == len(states)

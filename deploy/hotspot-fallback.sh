@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# At boot in fallback mode: gives the Wi-Fi a while to join a network it knows, and raises the hotspot only
+# if it has not. NetworkManager alone would raise it at once, before its first scan has seen the home Wi-Fi.
+# Installed by `hotspot.sh --fallback` as /usr/local/sbin/metropolys-hotspot-fallback and run once per boot by
+# metropolys-hotspot-fallback.service; `hotspot.sh --off` or a plain `hotspot.sh` removes both.
+# Honours NMCLI=, WAIT= and SETTLE= for tests.
+set -u
+
+NMCLI=${NMCLI:-nmcli}
+CON=metropolys-hotspot
+# A Pi at home is on its Wi-Fi some 10-20 s after NetworkManager starts (the radio's firmware, a scan, the
+# WPA handshake, a lease from the home router): 30 s leaves room, and a cabin's table waits no longer.
+WAIT=${WAIT:-30}
+# A join still under way when that time is up (a slow router's DHCP) may take this much longer to end.
+SETTLE=${SETTLE:-30}
+
+log() { echo "metropolys-hotspot-fallback: $*"; }
+
+IFACE=$("$NMCLI" -g connection.interface-name connection show "$CON" 2>/dev/null) \
+    || { log "there is no connection $CON (hotspot.sh --off removes this too); nothing to do."; exit 0; }
+IFACE=${IFACE:-wlan0}
+
+state=0
+while :; do
+    state=$("$NMCLI" -g GENERAL.STATE device show "$IFACE" 2>/dev/null)
+    state=${state%% *}
+    case "$state" in ''|*[!0-9]*) state=0 ;; esac  # no such device yet: the radio's driver may be late
+    if [ "$state" = 100 ]; then
+        log "$IFACE joined \"$("$NMCLI" -g GENERAL.CONNECTION device show "$IFACE")\" after ${SECONDS} s; no hotspot."
+        exit 0
+    fi
+    [ "$SECONDS" -lt "$WAIT" ] && { sleep 1; continue; }
+    # 40-90: preparing, configuring, asking for secrets, getting an address: a join under way
+    if [ "$state" -ge 40 ] && [ "$state" -lt 100 ] && [ "$SECONDS" -lt $((WAIT + SETTLE)) ]; then
+        sleep 1
+        continue
+    fi
+    break
+done
+
+log "$IFACE joined no known network within ${SECONDS} s (state $state): raising the hotspot."
+exec "$NMCLI" --wait 60 connection up "$CON"
