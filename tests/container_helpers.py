@@ -334,9 +334,10 @@ class Machine:
     Commands run inside through nsenter: `--register=no` leaves machined out of it (there is none
     on this host), so `machinectl shell` and `systemd-run -M` are not available."""
 
-    def __init__(self, name: str, log: Path):
+    def __init__(self, name: str, log: Path, lower: str | None = None):
+        """`lower`: the overlay's lower layers ("upper-layer:root"), if not the cached root `name` alone."""
         self.name, self.log = name, log
-        self.overlay = Overlay(root(name))
+        self.overlay = Overlay(lower or root(name))
         self.dir = self.overlay.merged
         self.proc: subprocess.Popen | None = None
         self.leader = 0

@@ -255,6 +255,39 @@ def test_install_with_hotspot_keeps_the_server_and_says_what_failed(pi):
     assert m.sh(ANSWERS, check=False).stdout.startswith("200 ")
 
 
+FALLBACK_UNIT = "metropolys-hotspot-fallback.service"
+
+
+def test_fallback_boot_unit_is_enabled_verified_and_removed_by_off(pi):
+    """--fallback under real systemd and NetworkManager: the boot unit that raises the hotspot only when no known
+    Wi-Fi was joined in time is installed, enabled and accepted by systemd-analyze verify; the connection never
+    autoconnects by itself; --off takes unit, script and connection away. (No radio here: --no-up, and wlan0
+    named; tests/test_hotspot_vm.py boots it with radios.)"""
+    if pi.name != "bookworm":
+        pytest.skip("NetworkManager is in the bookworm root only")
+    m = pi.m
+    done = m.sh(f"cd {CLONE} && HOTSPOT_IFACE=wlan0 bash deploy/hotspot.sh --fallback --no-up", check=False, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    try:
+        assert m.sh(f"systemctl is-enabled {FALLBACK_UNIT}", check=False).stdout.strip() == "enabled"
+        assert m.sh(f"systemctl show -p After --value {FALLBACK_UNIT}").stdout.split().count("NetworkManager.service") == 1
+        verify = m.sh(f"systemd-analyze verify /etc/systemd/system/{FALLBACK_UNIT}", check=False)
+        assert verify.returncode == 0 and "metropolys" not in verify.stderr, verify.stderr
+        assert m.sh("test -x /usr/local/sbin/metropolys-hotspot-fallback", check=False).returncode == 0
+        profile = m.sh("nmcli -t -f connection.autoconnect,connection.autoconnect-priority "
+                       "connection show metropolys-hotspot").stdout.split()
+        assert profile == ["connection.autoconnect:no", "connection.autoconnect-priority:-10"], profile
+    finally:
+        off = m.sh(f"cd {CLONE} && bash deploy/hotspot.sh --off", check=False, timeout=60)
+    assert off.returncode == 0, off.stdout + off.stderr
+    assert "The hotspot is off and removed" in off.stdout
+    assert m.sh(f"systemctl is-enabled {FALLBACK_UNIT}", check=False).returncode != 0
+    assert m.sh(f"ls /etc/systemd/system/{FALLBACK_UNIT} /usr/local/sbin/metropolys-hotspot-fallback "
+                f"/etc/systemd/system/multi-user.target.wants/{FALLBACK_UNIT}", check=False).returncode == 2
+    assert "metropolys-hotspot" not in m.sh("nmcli -g NAME connection show").stdout
+    assert not re.search(r"^COMPANION_(WIFI_SSID|WIFI_PASSWORD|JOIN_URL)=", m.sh(f"cat {SETTINGS}").stdout, re.M)
+
+
 def test_aarch64_install_takes_lgpios_wheel_and_serves():
     """A 64-bit Raspberry Pi OS stand-in (Debian bookworm arm64, run under qemu): install.sh's Python steps resolve
     lgpio's aarch64 wheel offline, and `companion serve` answers on 127.0.0.1 when started by hand.

@@ -1,6 +1,7 @@
 """Inside the Wi-Fi VM: runs the bash scripts the test sends over a virtio-serial port, as root, and answers.
 
-One JSON object a line each way: {"id", "sh", "timeout"} in, {"id", "rc", "out", "err"} out, one at a time."""
+One JSON object a line each way: {"id", "sh", "timeout"} in, {"id", "rc", "out", "err"} out, one at a time; on
+start it greets with {"id": "hello", "out": <the kernel's boot id>}, so the host knows at once that a boot is up."""
 import json
 import os
 import subprocess
@@ -14,6 +15,10 @@ def main(path: str) -> None:
             break
         time.sleep(0.1)
     fd = os.open(path, os.O_RDWR)
+    with open("/proc/sys/kernel/random/boot_id") as f:
+        hello = json.dumps({"id": "hello", "rc": 0, "out": f.read(), "err": ""}).encode() + b"\n"
+    while hello:
+        hello = hello[os.write(fd, hello):]
     buffer = b""
     while True:
         chunk = os.read(fd, 65536)
