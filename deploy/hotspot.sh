@@ -127,6 +127,7 @@ if [ "$OFF" = 1 ]; then
     if [ -n "$device" ] && [ "$YES" = 0 ] && ssh_over "$device"; then
         refuse "you are logged in over the hotspot on $device: this SSH session will drop when it goes. Run this again with --yes to go ahead (or use Ethernet, or the Pi's own keyboard). Nothing was changed."
     fi
+    remove_fallback_unit
     if "$NMCLI" -g NAME connection show | grep -qx "$CON"; then
         [ -n "$device" ] && trap '' HUP PIPE  # finish the job after the session is gone
         "$NMCLI" connection delete "$CON" >/dev/null
