@@ -437,7 +437,9 @@ class VM:
         costs the emulated CPU the boot is using too: nmcli's about a second under TCG, ip's a tenth."""
         deadline = time.monotonic() + timeout
         while True:
-            done = self.sh(script, timeout=30, check=False)
+            # Each poll may take as long as the whole wait has left: on shared, loaded cores one nmcli under TCG
+            # once took over 40 s (CI, three emulated machines at load 11), and only the deadline decides.
+            done = self.sh(script, timeout=max(30.0, deadline - time.monotonic()) + 30, check=False)
             if done["rc"] == 0:
                 return done
             if time.monotonic() > deadline:
