@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from companion.limits import SOCKETS_PER_ADDRESS
-from companion.limits import MAX_CONNECTIONS, REQUEST_DEADLINE
+from companion.limits import KEEPALIVE, MAX_CONNECTIONS, REQUEST_DEADLINE
 from conftest import FAST
 from server_helpers import LiveServer, Phone, choose, create_game, seat_and_start
 
@@ -269,6 +269,27 @@ def test_a_device_keeps_its_newest_sockets_and_an_address_is_capped(start_server
     assert other.wait_seq(0)["seq"] >= 0
     for s in opened + reloads + [other]:
         s.close()
+
+
+def test_a_kept_alive_connection_is_told_how_long_it_is_kept_and_is_kept_that_long(start_server):
+    """RFC 9110's Keep-Alive hint: a client that reuses the connection only within it never sends a request
+    into our closing (seen in CI: a POST on a connection the server was closing came back as "socket hang up")."""
+    srv = start_server()
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+    conn.request("GET", "/api/games/current")
+    first = conn.getresponse()
+    first.read()
+    assert first.getheader("Keep-Alive") == f"timeout={int(KEEPALIVE)}"
+    time.sleep(KEEPALIVE / 2)
+    conn.request("GET", "/api/games/current")
+    again = conn.getresponse()
+    again.read()
+    assert again.status == 200 and not again.will_close
+    sock = conn.sock
+    time.sleep(KEEPALIVE + 3)
+    sock.settimeout(10)
+    assert sock.recv(1) == b"", "closed once the hint's time is up"
+    conn.close()
 
 
 def test_a_slow_drip_does_not_beat_the_deadline_and_silence_holds_no_thread(start_server):

@@ -372,6 +372,10 @@ class Server:
             headers.append((b"Content-Length", str(len(body)).encode()))
         if conn.too_large:
             headers.append((b"Connection", b"close"))
+        else:
+            # Said, so a client stops reusing the connection before we close it (Node's agent does, from this
+            # header): a POST sent on it as it closes would otherwise be lost to the client as "socket hang up".
+            headers.append((b"Keep-Alive", b"timeout=%d" % int(KEEPALIVE)))
         try:
             out = conn.h11.send(h11.Response(status_code=code, reason=status[4:].encode("latin-1"), headers=headers))
             if body and not bodyless:
