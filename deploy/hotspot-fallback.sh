@@ -15,6 +15,13 @@ WAIT=${WAIT:-30}
 SETTLE=${SETTLE:-30}
 
 log() { echo "metropolys-hotspot-fallback: $*"; }
+device_state() {  # NetworkManager's number for the device's state; 0 while there is no such device yet
+    local state
+    state=$("$NMCLI" -g GENERAL.STATE device show "$IFACE" 2>/dev/null)
+    state=${state%% *}
+    case "$state" in ''|*[!0-9]*) state=0 ;; esac  # the radio's driver may be late
+    echo "$state"
+}
 
 IFACE=$("$NMCLI" -g connection.interface-name connection show "$CON" 2>/dev/null) \
     || { log "there is no connection $CON (hotspot.sh --off removes this too); nothing to do."; exit 0; }
@@ -22,9 +29,7 @@ IFACE=${IFACE:-wlan0}
 
 state=0
 while :; do
-    state=$("$NMCLI" -g GENERAL.STATE device show "$IFACE" 2>/dev/null)
-    state=${state%% *}
-    case "$state" in ''|*[!0-9]*) state=0 ;; esac  # no such device yet: the radio's driver may be late
+    state=$(device_state)
     if [ "$state" = 100 ]; then
         log "$IFACE joined \"$("$NMCLI" -g GENERAL.CONNECTION device show "$IFACE")\" after ${SECONDS} s; no hotspot."
         exit 0
@@ -38,5 +43,15 @@ while :; do
     break
 done
 
+# The radio itself may not be ready yet (its firmware late, a slow boot): an access point needs it available.
+while [ "$state" -lt 30 ] && [ "$SECONDS" -lt $((WAIT + SETTLE + 120)) ]; do
+    sleep 1
+    state=$(device_state)
+done
 log "$IFACE joined no known network within ${SECONDS} s (state $state): raising the hotspot."
-exec "$NMCLI" --wait 60 connection up "$CON"
+for try in 1 2 3; do
+    "$NMCLI" --wait 60 connection up "$CON" && exit 0
+    log "the hotspot did not come up (try $try of 3)"
+    sleep 5
+done
+exit 1
