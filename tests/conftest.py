@@ -22,9 +22,9 @@ KIOSK = "test_kiosk_labwc.py"
 
 @pytest.hookimpl(trylast=True)  # after pytest has grouped the items by their fixtures' parameters
 def pytest_collection_modifyitems(session, config, items):
-    """The two VMs boot in the background from the start and their tests come last, after the container tests
-    (the arm64 one last of those), whose Debian roots are built in the background from the start too: the builds
-    and the emulated machines overlap the rest of the suite instead of adding to it."""
+    """The container tests last, the emulated (arm64) one at the very end, and their Debian roots built in the
+    background from the start: on a cold cache the builds (minutes, the arm64 one under qemu) overlap the rest
+    of the suite instead of adding to it."""
     pi = [i for i in items if i.path.name == PI_VM]
     if pi:
         # the emulated Pi 3 runs from the start in the background (mostly emulated CPU work); its tests come last
@@ -47,11 +47,7 @@ def pytest_collection_modifyitems(session, config, items):
     if not ours:
         return
     arm64 = [i for i in ours if "aarch64" in i.name]
-    # before the VMs' tests, which mostly wait for their machines (a CI run at ad89bae+: 3 to 4 minutes of
-    # containers after the VMs had finished, on the critical path)
-    vms = [i for i in items if i.path.name in (PI_VM, HOTSPOT_VM)]
-    rest = [i for i in items if i.path.name != CONTAINERS and i not in vms]
-    items[:] = rest + [i for i in ours if i not in arm64] + arm64 + vms
+    items[:] = [i for i in items if i.path.name != CONTAINERS] + [i for i in ours if i not in arm64] + arm64
     import container_helpers
     if container_helpers.can_run() is None and not config.option.collectonly:
         container_helpers.prebuild([n for n in ("bookworm", "trixie") if any(f"[{n}]" in i.name for i in ours)])
