@@ -6,7 +6,8 @@ server): start-up, memory, and a bid's time to all 8 sockets. Prints figures; no
 
 Both servers run pinned to CORE; with --quota P each also runs in a cgroup of its own allowed P% of one
 core (cgroup v2, or v1's cpu controller; as root). Start-up is launch to the first answered request
-(the companion restarting on its database; both from compiled bytecode), polled every 2 ms, the runs of the two servers interleaved; its CPU is the server's own CPU time by then
+(the companion restarting on its database; both from compiled bytecode), polled every 2 ms, the runs of
+the two servers interleaved; its CPU is the server's own CPU time by then
 (utime + stime, 10 ms ticks). Memory is the server's PSS with 8 sockets
 open (the companion: one game being played, 4 seated phones and 4 watchers). A bid is timed from its
 POST to its view on all 8 sockets; each round runs BIDS bids on a fresh server of each kind, the two
@@ -120,7 +121,7 @@ def stop_cleanly(proc: subprocess.Popen) -> None:
         pass
 
 
-def startups(prefix: tuple, runs: int, folder: Path) -> tuple[dict, dict]:
+def startups(prefix: tuple, runs: int, folder: Path) -> tuple[dict, dict, float]:
     """Launch to first answer, wall seconds and the server's own CPU seconds (steadier on a busy machine).
 
     The companion restarts on one database, as a Pi does at each power-on: the first start, which
@@ -138,8 +139,7 @@ def startups(prefix: tuple, runs: int, folder: Path) -> tuple[dict, dict]:
             cpus[name].append(cpu_seconds(proc.pid))
             stop_cleanly(proc)
             times[name].append(took)
-    times["first"] = first
-    return times, cpus
+    return times, cpus, first
 
 
 def with_bytecode() -> None:
@@ -240,8 +240,7 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory() as d:
             folder = Path(d)
-            times, cpus = startups(prefix, args.runs, folder)
-            first = times.pop("first")
+            times, cpus, first = startups(prefix, args.runs, folder)
             for r in range(args.rounds):
                 for name in (("companion", "peer") if r % 2 == 0 else ("peer", "companion")):
                     rounds[name].append(bidders[name](prefix, args.bids, folder))
