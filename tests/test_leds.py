@@ -14,6 +14,7 @@ from gpiozero.pins.mock import MockFactory
 
 from companion.pi import leds as leds_mod
 from companion.pi.leds import DEFAULT_PINS, Leds, NoLeds, leds_from_env, make_leds, parse_pins, plan
+from pin_history import clear, share, shown
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
 
@@ -36,15 +37,6 @@ def board(factory):
 def lit(factory, active_high=True):
     """Which colours' pins are driven to 'LED on' right now."""
     return [c for c, p in PINS.items() if factory.pin(p).state == active_high]
-
-
-def samples(factory, seconds, every=0.005):
-    """Watch the four pins for a while; returns the list of lit-colour tuples seen."""
-    seen, end = [], time.monotonic() + seconds
-    while time.monotonic() < end:
-        seen.append(tuple(lit(factory)))
-        time.sleep(every)
-    return seen
 
 
 def turned_on(factory):
@@ -126,10 +118,9 @@ def test_plan_refuses_unknown_phases_and_colours(args):
 
 def test_lobby_blinks_seated_players_and_leaves_the_others_dark(board, factory):
     board.show("lobby", ["blue", "white"], None, [])
-    seen = samples(factory, 0.4)
-    assert any("blue" in s for s in seen) and any("blue" not in s for s in seen)
-    assert any("white" in s for s in seen) and any("white" not in s for s in seen)
-    assert all("red" not in s and "gray" not in s for s in seen)
+    clear(factory, PINS)
+    time.sleep(0.4)
+    assert changes(factory, "blue") >= 2 and changes(factory, "white") >= 2, "both go dark and light again"
     assert changes(factory, "red") == 0 and changes(factory, "gray") == 0
     assert board.status()["lit"] == ["blue", "white"]
     assert board.status()["mode"] == "lobby"
@@ -138,21 +129,23 @@ def test_lobby_blinks_seated_players_and_leaves_the_others_dark(board, factory):
 def test_lobby_seated_players_blink_in_step(board, factory):
     board.show("lobby", ["blue"], None, [])
     time.sleep(0.03)
+    clear(factory, PINS)
     board.show("lobby", ["blue", "red"], None, [])  # red sits down: both restart together
-    seen = samples(factory, 0.3)
-    together = sum(1 for s in seen if ("blue" in s) == ("red" in s))
-    assert together >= 0.95 * len(seen), seen
-    assert ("blue", "red") in seen and () in seen
+    time.sleep(0.3)
+    assert share(factory, PINS, 0.3, lambda lit: ("blue" in lit) == ("red" in lit)) >= 0.95
+    seen = shown(factory, PINS)
+    assert seen.count({"blue", "red"}) >= 2 and seen[1:].count(set()) >= 2, seen
 
 
 def test_repeated_lobby_updates_do_not_disturb_the_pulse(board, factory):
     board.show("lobby", ["blue"], None, [])
-    seen, end = [], time.monotonic() + 0.5
+    clear(factory, PINS)
+    end = time.monotonic() + 0.5
     while time.monotonic() < end:
         board.show("lobby", ["blue"], None, [])  # e.g. a phone reconnects: nothing changed
-        seen.append("blue" in lit(factory))
         time.sleep(0.003)
-    assert 0.3 < sum(seen) / len(seen) < 0.7, "still half lit, half dark"
+    assert changes(factory, "blue") >= 4, "the pulse kept flipping"
+    assert 0.3 < share(factory, PINS, 0.5, lambda lit: "blue" in lit) < 0.7, "still half lit, half dark"
 
 
 def test_playing_lights_exactly_the_player_to_act_and_follows_the_turn(board, factory):
@@ -161,21 +154,23 @@ def test_playing_lights_exactly_the_player_to_act_and_follows_the_turn(board, fa
         board.show("playing", seated, to_act, [])
         assert lit(factory) == [to_act]
         assert board.status()["lit"] == [to_act]
-    assert set(samples(factory, 0.1)) == {("blue",)}
+    clear(factory, PINS)
+    time.sleep(0.1)
+    assert shown(factory, PINS) == [{"blue"}], "held steady"
 
 
 def test_call_winner_blinks_then_the_player_to_act_is_restored_unprompted(board, factory):
     seated = ["blue", "red", "white"]
     board.show("playing", seated, "blue", [])
-    factory.pin(PINS["red"]).clear_states()
+    clear(factory, PINS)
     started = time.monotonic()
     # "Red must start a new call in an empty neighborhood of his choice" (rulebook, after red wins a call)
     board.show("playing", seated, "red", [], call_winner="red")
     during = board.status()
     assert during["mode"] == "call" and during["lit"] == ["red"]
-    seen = samples(factory, 0.25)
-    assert set(seen) == {("red",), ()}, "only the winner may light while it blinks"
     assert board.wait_idle(2)
+    seen = shown(factory, PINS)
+    assert seen[0] == {"blue"} and all(s <= {"red"} for s in seen[1:]), ("only the winner may light", seen)
     elapsed = time.monotonic() - started
     assert 0.35 <= elapsed < 1.5
     red_levels = [s.state for s in factory.pin(PINS["red"]).states]
@@ -183,7 +178,9 @@ def test_call_winner_blinks_then_the_player_to_act_is_restored_unprompted(board,
     assert red_levels[-1] is True
     assert lit(factory) == ["red"]
     assert board.status()["mode"] == "playing"
-    assert set(samples(factory, 0.1)) == {("red",)}
+    clear(factory, PINS)
+    time.sleep(0.1)
+    assert shown(factory, PINS) == [{"red"}], "held steady"
 
 
 def test_after_a_blink_the_latest_state_is_restored_not_the_one_at_the_call(board, factory):
@@ -216,10 +213,11 @@ def test_a_new_call_winner_takes_over_a_running_blink(board, factory):
     seated = ["blue", "red", "gray"]
     board.show("playing", seated, "red", [], call_winner="red")
     time.sleep(0.1)
+    clear(factory, PINS)
     board.show("playing", seated, "gray", [], call_winner="gray")
-    seen = samples(factory, 0.2)
-    assert set(seen) <= {("gray",), ()} and ("gray",) in seen
     assert board.wait_idle(2)
+    seen = shown(factory, PINS)[1:]
+    assert all(s <= {"gray"} for s in seen) and seen.count({"gray"}) >= 3, seen
     assert lit(factory) == ["gray"]
 
 
@@ -263,9 +261,8 @@ def test_wiring_test_lights_each_led_in_turn_then_restores(board, factory):
         factory.pin(pin).clear_states()
     board.test_sequence(step_seconds=0.06)
     assert board.status()["mode"] == "test"
-    seen = samples(factory, 0.35)
-    assert all(len(s) <= 1 for s in seen), "one LED at a time"
     assert board.wait_idle(5)
+    assert all(len(s) <= 1 for s in shown(factory, PINS)), "one LED at a time"
     # The pins' own change history, not sampling: a busy machine can sleep through a 60 ms step.
     assert turned_on(factory) == ["blue", "red", "white", "gray", "red"]
     assert lit(factory) == ["red"]

@@ -8,6 +8,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from companion.pi.leds import Leds
+from pin_history import clear, shown
 from server_helpers import Phone, choose, create_game, seat_and_start
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
@@ -18,31 +19,6 @@ def lit(factory: MockFactory, active_high: bool = True) -> set[str]:
     """Colours whose pin is driven to 'LED on' right now."""
     on = 1 if active_high else 0
     return {c for c, pin in PINS.items() if factory.pin(pin).state == on}
-
-
-def clear(factory: MockFactory) -> None:
-    """Start the pins' change history afresh."""
-    for pin in PINS.values():
-        factory.pin(pin).clear_states()
-
-
-def timeline(factory: MockFactory) -> list[set[str]]:
-    """The lit colours at each change since clear(), from the pins' own history: no sampling to miss a step."""
-    changes, now = [], set()
-    for colour, pin in PINS.items():
-        states = factory.pin(pin).states
-        if states[0].state:
-            now.add(colour)
-        at = 0.0
-        for change in states[1:]:
-            at += change.timestamp
-            changes.append((at, colour, bool(change.state)))
-    seen = [set(now)]
-    for _, colour, on in sorted(changes):
-        (now.add if on else now.discard)(colour)
-        if now != seen[-1]:
-            seen.append(set(now))
-    return seen
 
 
 def make(inprocess_server, factory, db=None, active_high=True):
@@ -62,9 +38,9 @@ def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and
     # Lobby: the seated players' LEDs blink gently; an empty seat stays dark.
     phones["blue"].post(f"/api/games/{gid}/seats/blue", {"name": "Ann"})
     phones["red"].post(f"/api/games/{gid}/seats/red", {"name": "Ben"})
-    clear(factory)
+    clear(factory, PINS)
     time.sleep(1.6)
-    seen = timeline(factory)
+    seen = shown(factory, PINS)
     assert set().union(*seen) == {"blue", "red"}
     assert any(s == set() for s in seen), "a pulse goes dark between flashes"
 
@@ -77,7 +53,7 @@ def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and
         color = view["to_act"]
         mine = phones[color].view(gid)
         before = sum(p["buildings"] for p in mine["players"])
-        clear(factory)
+        clear(factory, PINS)
         r = phones[color].post(f"/api/games/{gid}/actions", dict(choose(mine, rng, 0.5), expect_seq=mine["seq"]))
         assert r.status == 200, r
         view = r.json
@@ -88,7 +64,7 @@ def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and
             if calls <= 3 and view["phase"] == "playing":
                 # "when a call ends, the winner's LED blinks for a few seconds", then the next bidder's is lit.
                 # Three flashes; the last runs on into the next bidder's light when the winner bids next.
-                seen = timeline(factory)[1:]
+                seen = shown(factory, PINS)[1:]
                 assert set().union(*seen[:-1]) <= {winner}, seen
                 assert seen.count({winner}) >= 3 and set() in seen, ("the call winner's LED blinks", seen)
                 assert seen[-1] == {view["to_act"]}
@@ -99,9 +75,9 @@ def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and
     winners = set(view["scores"]["winners"])
     assert leds.wait_idle(3)
     # At the end the winner's LED (or the tied winners') stays lit: steady, no blinking.
-    clear(factory)
+    clear(factory, PINS)
     time.sleep(0.3)
-    assert timeline(factory) == [winners]
+    assert shown(factory, PINS) == [winners]
     assert calls >= 13
 
 
