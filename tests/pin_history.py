@@ -1,41 +1,82 @@
-"""The LEDs as gpiozero's MockPins recorded them: a busy machine can sleep through a blink, the pins' history cannot."""
+"""The LEDs as the pins recorded them: a busy machine can sleep through a blink, the pins' record cannot.
+
+gpiozero's MockPin times each pin's changes from that pin's own clear_states(), so changes on different pins cannot
+be put in order to the microsecond; these pins write every change to one list their factory shares, in the order
+the changes were made (gpiozero documents overriding `_set_state` for pin classes)."""
 from __future__ import annotations
 
-from gpiozero.pins.mock import MockFactory
+import time
+
+from gpiozero.pins.mock import MockFactory, MockPin
 
 
-def clear(factory: MockFactory, pins: dict[str, int]) -> None:
-    """Start every pin's change history afresh."""
-    for pin in pins.values():
-        factory.pin(pin).clear_states()
+class RecordingFactory(MockFactory):
+    """A MockFactory whose pins all append (time, pin, state) to `changes`, their creation included."""
+
+    def __init__(self):
+        changes = self.changes = []
+
+        class RecordingPin(MockPin):
+            def __init__(self, factory, info):
+                super().__init__(factory, info)
+                changes.append((time.monotonic(), self, self.state))
+
+            def _set_state(self, value):
+                before = self.state
+                super()._set_state(value)
+                if self.state != before:
+                    changes.append((time.monotonic(), self, self.state))
+
+        super().__init__(pin_class=RecordingPin)
 
 
-def timeline(factory: MockFactory, pins: dict[str, int], active_high: bool = True) -> list[tuple[float, set[str]]]:
-    """(seconds since clear, the lit colours from then on), one entry per change, in time order."""
-    changes, now = [], set()
-    for colour, pin in pins.items():
-        states = factory.pin(pin).states
-        if states[0].state == active_high:
-            now.add(colour)
-        at = 0.0
-        for change in states[1:]:
-            at += change.timestamp
-            changes.append((at, colour, change.state == active_high))
-    seen = [(0.0, set(now))]
-    for at, colour, on in sorted(changes):
-        (now.add if on else now.discard)(colour)
-        if now != seen[-1][1]:
-            seen.append((at, set(now)))
+def mark(factory: RecordingFactory) -> tuple[int, float]:
+    """Now, as a place in the record to look from."""
+    return len(factory.changes), time.monotonic()
+
+
+def timeline(factory: RecordingFactory, pins: dict[str, int], since: tuple[int, float],
+             active_high: bool = True) -> list[tuple[float, set[str]]]:
+    """(seconds after `since`, the lit colours from then on), one entry per change, in the order made."""
+    colour = {factory.pin(number): name for name, number in pins.items()}
+    changes, (start, t0) = list(factory.changes), since
+    level = {pin: state for _, pin, state in changes[:start]}
+
+    def lit() -> set[str]:
+        return {colour[pin] for pin, state in level.items() if pin in colour and bool(state) == active_high}
+
+    seen = [(0.0, lit())]
+    for at, pin, state in changes[start:]:
+        level[pin] = state
+        if lit() != seen[-1][1]:
+            seen.append((at - t0, lit()))
     return seen
 
 
-def shown(factory: MockFactory, pins: dict[str, int], active_high: bool = True) -> list[set[str]]:
-    """The lit colours at each change since clear(), in time order."""
-    return [lit for _, lit in timeline(factory, pins, active_high)]
+def shown(factory: RecordingFactory, pins: dict[str, int], since: tuple[int, float],
+          active_high: bool = True) -> list[set[str]]:
+    """The lit colours at `since` and after each change, in the order made."""
+    return [lit for _, lit in timeline(factory, pins, since, active_high)]
 
 
-def share(factory: MockFactory, pins: dict[str, int], until: float, test) -> float:
-    """The share of the time from clear() to `until` s after it during which test(lit colours) held."""
-    steps = timeline(factory, pins) + [(until, None)]
+def share(factory: RecordingFactory, pins: dict[str, int], since: tuple[int, float], until: float, test) -> float:
+    """The share of the `until` seconds after `since` during which test(lit colours) held."""
+    steps = timeline(factory, pins, since) + [(until, None)]
     held = sum(min(b, until) - a for (a, lit), (b, _) in zip(steps, steps[1:]) if a < until and test(lit))
     return held / until
+
+
+def flips(factory: RecordingFactory, pins: dict[str, int], since: tuple[int, float]) -> dict[str, int]:
+    """How many times each colour's pin changed level after `since`."""
+    colour = {factory.pin(number): name for name, number in pins.items()}
+    counts = dict.fromkeys(pins, 0)
+    for _, pin, _ in factory.changes[since[0]:]:
+        if pin in colour:
+            counts[colour[pin]] += 1
+    return counts
+
+
+def turned_on(factory: RecordingFactory, pins: dict[str, int], since: tuple[int, float]) -> list[str]:
+    """The colours whose LED went on after `since` (active high), in the order they did."""
+    colour = {factory.pin(number): name for name, number in pins.items()}
+    return [colour[pin] for _, pin, state in factory.changes[since[0]:] if pin in colour and state]

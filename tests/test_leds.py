@@ -10,18 +10,17 @@ import time
 
 import pytest
 from gpiozero import LED, Device
-from gpiozero.pins.mock import MockFactory
 
 from companion.pi import leds as leds_mod
 from companion.pi.leds import DEFAULT_PINS, Leds, NoLeds, leds_from_env, make_leds, parse_pins, plan
-from pin_history import clear, share, shown
+from pin_history import RecordingFactory, flips, mark, share, shown, turned_on
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
 
 
 @pytest.fixture
 def factory():
-    f = MockFactory()
+    f = RecordingFactory()
     yield f
     f.close()
 
@@ -37,23 +36,6 @@ def board(factory):
 def lit(factory, active_high=True):
     """Which colours' pins are driven to 'LED on' right now."""
     return [c for c, p in PINS.items() if factory.pin(p).state == active_high]
-
-
-def turned_on(factory):
-    """The colours whose LED went on since the states were last cleared, in time order."""
-    ons = []
-    for colour, pin in PINS.items():
-        at = 0.0
-        for change in factory.pin(pin).states[1:]:
-            at += change.timestamp
-            if change.state:
-                ons.append((at, colour))
-    return [colour for _, colour in sorted(ons)]
-
-
-def changes(factory, colour):
-    """How many times a pin changed level since its states were last cleared."""
-    return len(factory.pin(PINS[colour]).states) - 1
 
 
 # parse_pins
@@ -118,10 +100,11 @@ def test_plan_refuses_unknown_phases_and_colours(args):
 
 def test_lobby_blinks_seated_players_and_leaves_the_others_dark(board, factory):
     board.show("lobby", ["blue", "white"], None, [])
-    clear(factory, PINS)
+    since = mark(factory)
     time.sleep(0.4)
-    assert changes(factory, "blue") >= 2 and changes(factory, "white") >= 2, "both go dark and light again"
-    assert changes(factory, "red") == 0 and changes(factory, "gray") == 0
+    changed = flips(factory, PINS, since)
+    assert changed["blue"] >= 2 and changed["white"] >= 2, "both go dark and light again"
+    assert changed["red"] == 0 and changed["gray"] == 0
     assert board.status()["lit"] == ["blue", "white"]
     assert board.status()["mode"] == "lobby"
 
@@ -129,23 +112,23 @@ def test_lobby_blinks_seated_players_and_leaves_the_others_dark(board, factory):
 def test_lobby_seated_players_blink_in_step(board, factory):
     board.show("lobby", ["blue"], None, [])
     time.sleep(0.03)
-    clear(factory, PINS)
+    since = mark(factory)
     board.show("lobby", ["blue", "red"], None, [])  # red sits down: both restart together
     time.sleep(0.3)
-    assert share(factory, PINS, 0.3, lambda lit: ("blue" in lit) == ("red" in lit)) >= 0.95
-    seen = shown(factory, PINS)
+    assert share(factory, PINS, since, 0.3, lambda lit: ("blue" in lit) == ("red" in lit)) >= 0.95
+    seen = shown(factory, PINS, since)
     assert seen.count({"blue", "red"}) >= 2 and seen[1:].count(set()) >= 2, seen
 
 
 def test_repeated_lobby_updates_do_not_disturb_the_pulse(board, factory):
     board.show("lobby", ["blue"], None, [])
-    clear(factory, PINS)
+    since = mark(factory)
     end = time.monotonic() + 0.5
     while time.monotonic() < end:
         board.show("lobby", ["blue"], None, [])  # e.g. a phone reconnects: nothing changed
         time.sleep(0.003)
-    assert changes(factory, "blue") >= 4, "the pulse kept flipping"
-    assert 0.3 < share(factory, PINS, 0.5, lambda lit: "blue" in lit) < 0.7, "still half lit, half dark"
+    assert flips(factory, PINS, since)["blue"] >= 4, "the pulse kept flipping"
+    assert 0.3 < share(factory, PINS, since, 0.5, lambda lit: "blue" in lit) < 0.7, "still half lit, half dark"
 
 
 def test_playing_lights_exactly_the_player_to_act_and_follows_the_turn(board, factory):
@@ -154,33 +137,32 @@ def test_playing_lights_exactly_the_player_to_act_and_follows_the_turn(board, fa
         board.show("playing", seated, to_act, [])
         assert lit(factory) == [to_act]
         assert board.status()["lit"] == [to_act]
-    clear(factory, PINS)
+    since = mark(factory)
     time.sleep(0.1)
-    assert shown(factory, PINS) == [{"blue"}], "held steady"
+    assert shown(factory, PINS, since) == [{"blue"}], "held steady"
 
 
 def test_call_winner_blinks_then_the_player_to_act_is_restored_unprompted(board, factory):
     seated = ["blue", "red", "white"]
     board.show("playing", seated, "blue", [])
-    clear(factory, PINS)
+    since = mark(factory)
     started = time.monotonic()
     # "Red must start a new call in an empty neighborhood of his choice" (rulebook, after red wins a call)
     board.show("playing", seated, "red", [], call_winner="red")
     during = board.status()
     assert during["mode"] == "call" and during["lit"] == ["red"]
     assert board.wait_idle(2)
-    seen = shown(factory, PINS)
+    seen = shown(factory, PINS, since)
     assert seen[0] == {"blue"} and all(s <= {"red"} for s in seen[1:]), ("only the winner may light", seen)
     elapsed = time.monotonic() - started
     assert 0.35 <= elapsed < 1.5
-    red_levels = [s.state for s in factory.pin(PINS["red"]).states]
-    assert red_levels.count(True) >= 3 + 1, red_levels  # three flashes at least, then steady on
-    assert red_levels[-1] is True
+    ons = turned_on(factory, PINS, since)
+    assert ons.count("red") >= 3 + 1 and set(ons) == {"red"}, ons  # three flashes at least, then steady on
     assert lit(factory) == ["red"]
     assert board.status()["mode"] == "playing"
-    clear(factory, PINS)
+    since = mark(factory)
     time.sleep(0.1)
-    assert shown(factory, PINS) == [{"red"}], "held steady"
+    assert shown(factory, PINS, since) == [{"red"}], "held steady"
 
 
 def test_after_a_blink_the_latest_state_is_restored_not_the_one_at_the_call(board, factory):
@@ -213,10 +195,10 @@ def test_a_new_call_winner_takes_over_a_running_blink(board, factory):
     seated = ["blue", "red", "gray"]
     board.show("playing", seated, "red", [], call_winner="red")
     time.sleep(0.1)
-    clear(factory, PINS)
+    since = mark(factory)
     board.show("playing", seated, "gray", [], call_winner="gray")
     assert board.wait_idle(2)
-    seen = shown(factory, PINS)[1:]
+    seen = shown(factory, PINS, since)[1:]
     assert all(s <= {"gray"} for s in seen) and seen.count({"gray"}) >= 3, seen
     assert lit(factory) == ["gray"]
 
@@ -225,11 +207,10 @@ def test_last_call_blinks_then_winners_stay_lit(board, factory):
     board.show("playing", ["blue", "red", "white"], "red", [])
     board.show("finished", ["blue", "red", "white"], None, ["blue", "white"], call_winner="red")
     assert board.wait_idle(2)
-    for p in PINS.values():
-        factory.pin(p).clear_states()
+    since = mark(factory)
     time.sleep(0.3)
     assert lit(factory) == ["blue", "white"]
-    assert all(changes(factory, c) == 0 for c in PINS), "winners are held steady, not blinking"
+    assert not any(flips(factory, PINS, since).values()), "winners are held steady, not blinking"
     assert board.status()["lit"] == ["blue", "white"]
     assert board.status()["mode"] == "finished"
 
@@ -257,14 +238,13 @@ def test_status_reports_mock_gpio_pins_and_lit(board, factory):
 
 def test_wiring_test_lights_each_led_in_turn_then_restores(board, factory):
     board.show("playing", ["blue", "red"], "red", [])
-    for pin in PINS.values():
-        factory.pin(pin).clear_states()
+    since = mark(factory)
     board.test_sequence(step_seconds=0.06)
     assert board.status()["mode"] == "test"
     assert board.wait_idle(5)
-    assert all(len(s) <= 1 for s in shown(factory, PINS)), "one LED at a time"
-    # The pins' own change history, not sampling: a busy machine can sleep through a 60 ms step.
-    assert turned_on(factory) == ["blue", "red", "white", "gray", "red"]
+    assert all(len(s) <= 1 for s in shown(factory, PINS, since)), "one LED at a time"
+    # The pins' own record, not sampling: a busy machine can sleep through a 60 ms step.
+    assert turned_on(factory, PINS, since) == ["blue", "red", "white", "gray", "red"]
     assert lit(factory) == ["red"]
 
 

@@ -8,7 +8,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from companion.pi.leds import Leds
-from pin_history import clear, shown
+from pin_history import RecordingFactory, mark, shown
 from server_helpers import Phone, choose, create_game, seat_and_start
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
@@ -30,7 +30,7 @@ def make(inprocess_server, factory, db=None, active_high=True):
 
 
 def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and_holds_the_winner(inprocess_server):
-    factory = MockFactory()
+    factory = RecordingFactory()
     srv, leds = make(inprocess_server, factory)
     phones = {c: Phone(srv) for c in COLORS3}
     gid = create_game(phones["blue"], COLORS3, mode="expert", seed=11)
@@ -38,9 +38,9 @@ def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and
     # Lobby: the seated players' LEDs blink gently; an empty seat stays dark.
     phones["blue"].post(f"/api/games/{gid}/seats/blue", {"name": "Ann"})
     phones["red"].post(f"/api/games/{gid}/seats/red", {"name": "Ben"})
-    clear(factory, PINS)
+    since = mark(factory)
     time.sleep(1.6)
-    seen = shown(factory, PINS)
+    seen = shown(factory, PINS, since)
     assert set().union(*seen) == {"blue", "red"}
     assert any(s == set() for s in seen), "a pulse goes dark between flashes"
 
@@ -53,7 +53,7 @@ def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and
         color = view["to_act"]
         mine = phones[color].view(gid)
         before = sum(p["buildings"] for p in mine["players"])
-        clear(factory, PINS)
+        since = mark(factory)
         r = phones[color].post(f"/api/games/{gid}/actions", dict(choose(mine, rng, 0.5), expect_seq=mine["seq"]))
         assert r.status == 200, r
         view = r.json
@@ -64,7 +64,7 @@ def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and
             if calls <= 3 and view["phase"] == "playing":
                 # "when a call ends, the winner's LED blinks for a few seconds", then the next bidder's is lit.
                 # Three flashes; the last runs on into the next bidder's light when the winner bids next.
-                seen = shown(factory, PINS)[1:]
+                seen = shown(factory, PINS, since)[1:]
                 assert set().union(*seen[:-1]) <= {winner}, seen
                 assert seen.count({winner}) >= 3 and set() in seen, ("the call winner's LED blinks", seen)
                 assert seen[-1] == {view["to_act"]}
@@ -75,15 +75,15 @@ def test_a_game_through_the_server_lights_the_bidder_blinks_each_call_winner_and
     winners = set(view["scores"]["winners"])
     assert leds.wait_idle(3)
     # At the end the winner's LED (or the tied winners') stays lit: steady, no blinking.
-    clear(factory, PINS)
+    since = mark(factory)
     time.sleep(0.3)
-    assert shown(factory, PINS) == [winners]
+    assert shown(factory, PINS, since) == [winners]
     assert calls >= 13
 
 
 def test_after_a_power_cut_the_restarted_server_lights_the_right_player_again(inprocess_server, tmp_path):
     db = str(tmp_path / "cut.sqlite3")
-    first = MockFactory()
+    first = RecordingFactory()
     srv, leds = make(inprocess_server, first, db=db)
     phones = {c: Phone(srv) for c in COLORS3}
     gid = create_game(phones["blue"], COLORS3, mode="family", seed=3)
@@ -96,7 +96,7 @@ def test_after_a_power_cut_the_restarted_server_lights_the_right_player_again(in
     srv.stop()
     leds.close()
 
-    second = MockFactory()
+    second = RecordingFactory()
     srv2, leds2 = make(inprocess_server, second, db=db)
     assert leds2.wait_idle(3)
     assert lit(second) == {view["to_act"]}
@@ -105,7 +105,7 @@ def test_after_a_power_cut_the_restarted_server_lights_the_right_player_again(in
 
 @pytest.mark.parametrize("active_high", [True, False])
 def test_hardware_report_and_wiring_test_through_the_api(inprocess_server, active_high):
-    factory = MockFactory()
+    factory = RecordingFactory()
     srv, leds = make(inprocess_server, factory, active_high=active_high)
     host = Phone(srv)
     gid = create_game(host, COLORS3, seed=1)
