@@ -448,8 +448,12 @@ class VM:
             if done["rc"] == 0:
                 return done
             if time.monotonic() > deadline:
+                # what the boot is still doing, or stuck on, besides NetworkManager's own lines
+                seen = self.sh("uptime; systemctl list-jobs --no-pager | head -n 20; systemctl --failed --no-pager; "
+                               "journalctl -b -u NetworkManager --no-pager -n 40; journalctl -b --no-pager -n 40",
+                               check=False)
                 raise AssertionError(f"{what}: not within {timeout:.0f} s\n{done['out'][-2000:]}{done['err'][-2000:]}"
-                                     f"\n{self.sh('journalctl -b -u NetworkManager --no-pager -n 40', check=False)['out']}")
+                                     f"\n{seen['out'][-6000:]}")
             time.sleep(every)
 
     def reboot(self) -> None:
