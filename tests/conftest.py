@@ -22,11 +22,11 @@ KIOSK = "test_kiosk_labwc.py"
 
 @pytest.hookimpl(trylast=True)  # after pytest has grouped the items by their fixtures' parameters
 def pytest_collection_modifyitems(session, config, items):
-    """The machines' tests last: the containers, then the two VMs' (which run in the background from the start),
-    the emulated (arm64) container check at the very end; the Debian roots are built in the background from the
-    start, so that on a cold cache the builds (minutes, the arm64 one under qemu) overlap the rest of the suite.
-    The containers come before the VMs' results: a run with them after spent its last 3.5 minutes on them alone
-    at load 1, the VMs done."""
+    """The containers' tests first, then the rest, then the two VMs' results (the VMs run in the background from
+    the start), the emulated (arm64) container check at the very end (it too runs in the background from the
+    start). The Debian roots are built in the background from the start, so that on a cold cache the builds
+    overlap the suite; a warm run with the containers' tests after the VMs' results spent its last 3.5 minutes
+    on them alone at load 1, and one with them after the long self-contained tests started them at 14 minutes."""
     pi = [i for i in items if i.path.name == PI_VM]
     if pi:
         # the emulated Pi 3 runs from the start in the background (mostly emulated CPU work); its tests come last
@@ -51,7 +51,7 @@ def pytest_collection_modifyitems(session, config, items):
     arm64 = [i for i in ours if "aarch64" in i.name]
     vms = [i for i in items if i.path.name in (PI_VM, HOTSPOT_VM)]
     others = [i for i in items if i.path.name != CONTAINERS and i not in vms]
-    items[:] = others + [i for i in ours if i not in arm64] + vms + arm64
+    items[:] = [i for i in ours if i not in arm64] + others + vms + arm64
     import container_helpers
     if container_helpers.can_run() is None and not config.option.collectonly:
         container_helpers.prebuild([n for n in ("bookworm", "trixie") if any(f"[{n}]" in i.name for i in ours)])
