@@ -29,14 +29,15 @@ IFACE=${IFACE:-wlan0}
 
 state=0
 while :; do
+    now=$SECONDS  # the clock before the state: a decision rests on a state read no earlier than its time
     state=$(device_state)
     if [ "$state" = 100 ]; then
         log "$IFACE joined \"$("$NMCLI" -g GENERAL.CONNECTION device show "$IFACE")\" after ${SECONDS} s; no hotspot."
         exit 0
     fi
-    [ "$SECONDS" -lt "$WAIT" ] && { sleep 1; continue; }
+    [ "$now" -lt "$WAIT" ] && { sleep 1; continue; }
     # 40-90: preparing, configuring, asking for secrets, getting an address: a join under way
-    if [ "$state" -ge 40 ] && [ "$state" -lt 100 ] && [ "$SECONDS" -lt $((WAIT + SETTLE)) ]; then
+    if [ "$state" -ge 40 ] && [ "$state" -lt 100 ] && [ "$now" -lt $((WAIT + SETTLE)) ]; then
         sleep 1
         continue
     fi
