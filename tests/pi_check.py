@@ -131,7 +131,7 @@ def policies() -> None:
     wiring check), then with one line changed each time: which lines keep the LEDs working on a real GPIO chip."""
     unit = open(f"/etc/systemd/system/{SERVICE}").read()
     wiring = f"ExecStart={APP}/.venv/bin/python -m companion.pi.leds --pins blue=17 --step 0.2"
-    for name, (out, line) in POLICIES.items():
+    for name, (out, line) in POLICIES.items():  # all written, then one reload: each costs seconds under emulation
         text = re.sub(r"^ExecStart=.*$", wiring, unit, flags=re.M)
         text = re.sub(r"^(Type|Restart|RestartSec)=.*\n", "", text, flags=re.M)
         if out:
@@ -141,12 +141,19 @@ def policies() -> None:
         text = re.sub(r"\[Install\][\s\S]*", "", text)
         with open(f"/run/systemd/system/leds-{name}.service", "w") as f:
             f.write(text)
-        sh("systemctl daemon-reload")
-        started = sh(f"systemctl start leds-{name}.service")
-        # the wiring check's own lines, not systemd's about the unit
-        log = sh(f"journalctl -u leds-{name}.service -o cat --no-pager | grep -v 'leds-{name}.service' | tail -n 4"
-                 ).stdout.strip().replace("\n", " | ")
-        say("policy " + json.dumps({"name": name, "ok": started.returncode == 0, "log": log[-400:]}))
+    sh("systemctl daemon-reload")
+    ok = {name: sh(f"systemctl start leds-{name}.service").returncode == 0 for name in POLICIES}
+    # the wiring checks' own lines (written by their processes), not systemd's about the units; one journalctl
+    units = " ".join(f"-u leds-{name}.service" for name in POLICIES)
+    lines: dict[str, list[str]] = {name: [] for name in POLICIES}
+    for entry in sh(f"journalctl {units} -o json --output-fields=_SYSTEMD_UNIT,MESSAGE --no-pager").stdout.splitlines():
+        entry = json.loads(entry)
+        name = entry.get("_SYSTEMD_UNIT", "").removeprefix("leds-").removesuffix(".service")
+        if name in lines and isinstance(entry.get("MESSAGE"), str):
+            lines[name].append(entry["MESSAGE"])
+    for name in POLICIES:
+        log = " | ".join(lines[name][-4:])
+        say("policy " + json.dumps({"name": name, "ok": ok[name], "log": log[-400:]}))
 
 
 def main() -> None:

@@ -153,7 +153,7 @@ MASKED = ["serial-getty@ttyAMA0.service", "getty@tty1.service", "systemd-network
           "systemd-timesyncd.service", "apt-daily.timer", "apt-daily-upgrade.timer", "e2scrub_reap.service",
           "man-db.timer", "fstrim.timer",
           # gettys on tty2-6 for a machine without D-Bus, and modules for hardware the Pi 3 lacks
-          "getty-static.service", "modprobe@drm.service", "modprobe@efi_pstore.service"]
+          "getty-static.service", "modprobe@drm.service", "modprobe@efi_pstore.service", *ch.UNUSED_AT_BOOT]
 
 # install.sh's steps after the venv (tests/test_deploy_containers.py runs install.sh itself under systemd):
 # the service user in the gpio group, the GPIO chips' udev rule, state, settings, the unit, enabled
@@ -284,7 +284,7 @@ class PiVM:
         serial, qmp = self.dir / "serial.sock", self.dir / "qmp.sock"
         cmd = ["nice", "-n", "10", "qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg,thread=single",
                "-kernel", str(boot / "Image"), "-initrd", str(boot / "initrd"), "-dtb", str(boot / "pi3.dtb"),
-               "-append", "console=ttyAMA0 root=LABEL=root rootfstype=ext4 rw rootwait quiet loglevel=3 "
+               "-append", "console=ttyAMA0 root=LABEL=root rootfstype=ext4 rw rootwait quiet loglevel=3 mitigations=off "
                           f"systemd.show_status=0 modprobe.blacklist={BLACKLIST}",
                "-drive", f"file={image},if=sd,format=raw",
                "-serial", f"unix:{serial},server=on,wait=on", "-qmp", f"unix:{qmp},server=on,wait=off",

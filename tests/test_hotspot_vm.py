@@ -82,11 +82,12 @@ def test_with_home_out_of_reach_the_hotspot_comes_up_by_itself_at_boot(vm):
     assert f["fallback_seconds"], f["fallback_journal"][-3000:]
     active, began = f["fallback_seconds"]
     # raised by the boot unit once wlan0 had joined nothing for its wait (30 s on a Pi, EMULATED_WAIT here, counted
-    # from the unit's start, which follows NetworkManager's), and within the unit's bound (the wait, 30 s more for
-    # a join under way) plus the activation's own time, generous for emulation
+    # from the unit's start, which follows NetworkManager's), never before. How soon after is the emulation's speed,
+    # not the script's (at load 13 activation began 155 s after NetworkManager's start): the unit's bound (the
+    # wait, 30 s more for a join under way) is checked on its own clock in tests/test_deploy.py
     assert "joined no known network within" in f["fallback_unit_log"], f["fallback_unit_log"]
     wait = hotspot_vm.EMULATED_WAIT
-    assert wait - 1 <= began and active < wait + 120, (f["fallback_seconds"], f["fallback_journal"][-3000:])
+    assert wait - 1 <= began <= active, (f["fallback_seconds"], f["fallback_journal"][-3000:])
     figure(f"hotspot vm: with home out of reach, NetworkManager's start to the hotspot active {active:.1f} s "
            f"(activation began after {began:.1f} s, when the fallback unit's wait ended)")
 
