@@ -45,7 +45,7 @@ MEMORY = "768"  # MiB
 
 # what the VM has no use for, and whose modules only cost boot time under emulation
 BLACKLIST = "kvm,kvm_amd,kvm_intel,powernow_k8,pcspkr,joydev,psmouse,serio_raw,evdev,button,sr_mod,cdrom,floppy"
-CMDLINE = ("console=ttyS0 root=LABEL=root rootfstype=ext4 rw quiet loglevel=3 systemd.show_status=0 mitigations=off "
+CMDLINE = ("console=ttyS0 root=LABEL=root rootfstype=ext4 rw quiet loglevel=3 systemd.show_status=0 "
            f"modprobe.blacklist={BLACKLIST}")
 
 HWSIM = {"etc/modules-load.d/hwsim.conf": "mac80211_hwsim\n",

@@ -284,7 +284,7 @@ class PiVM:
         serial, qmp = self.dir / "serial.sock", self.dir / "qmp.sock"
         cmd = ["nice", "-n", "10", "qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg,thread=single",
                "-kernel", str(boot / "Image"), "-initrd", str(boot / "initrd"), "-dtb", str(boot / "pi3.dtb"),
-               "-append", "console=ttyAMA0 root=LABEL=root rootfstype=ext4 rw rootwait quiet loglevel=3 mitigations=off "
+               "-append", "console=ttyAMA0 root=LABEL=root rootfstype=ext4 rw rootwait quiet loglevel=3 "
                           f"systemd.show_status=0 modprobe.blacklist={BLACKLIST}",
                "-drive", f"file={image},if=sd,format=raw",
                "-serial", f"unix:{serial},server=on,wait=on", "-qmp", f"unix:{qmp},server=on,wait=off",

@@ -30,6 +30,10 @@ def test_the_service_answers_after_boot_with_the_join_qr(pi):
     assert pi.answered["qr"], pi.answered
     figure(f"pi3 (emulated, one core's worth of TCG): power-on to /table answered with its QR in "
            f"{pi.boot_to_answer:.0f} s (kernel's own clock: {pi.answered['boot']:.0f} s)")
+    # where the rest of the run went: seconds from power-on to each of pi_check.py's lines
+    steps = dict(pi.timeline)  # the last of each word
+    figure("pi3: at " + ", ".join(f"{steps[w]:.0f} s {w}" for w in ("booted", "answered", "facts", "end", "stopped",
+                                                                       "done") if w in steps))
 
 
 def test_lgpio_and_gpiozero_2_from_the_venv_drive_the_pis_own_gpio_chip(pi):
