@@ -82,13 +82,15 @@ var M = (function () {
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);
     }
+    function lost() { return { ok: false, status: 0, data: { error: tr("network_error") } }; }
+    // the body can be cut off too (Wi-Fi gone mid-answer, or the page left): a network error, never a stuck promise
     return fetch(path, opts).then(function (r) {
       return r.text().then(function (t) {
         var data = null;
         try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
         return { ok: r.ok, status: r.status, data: data };
-      });
-    }, function () { return { ok: false, status: 0, data: { error: tr("network_error") } }; });
+      }, lost);
+    }, lost);
   }
   function errorOf(res) { return (res.data && res.data.error) || tr("network_error"); }
 

@@ -70,7 +70,7 @@ class Phone:
     def close(self) -> None:
         raise NotImplementedError
 
-    def wait(self, fn: str, *args, timeout: float = 15.0):
+    def wait(self, fn: str, *args, timeout: float = 45.0):  # WebKit, at load 10, once took over 15 s to be live again
         end = time.monotonic() + timeout
         while True:
             try:
