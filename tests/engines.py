@@ -80,13 +80,31 @@ class Phone:
             if got:
                 return got
             if time.monotonic() > end:
-                raise AssertionError(f"{self.name}: still false after {timeout} s: {fn} {args}")
+                try:   # where the page was, for whoever reads the failure
+                    state = self.js("() => [location.href, document.documentElement.lang, "
+                                    "(document.getElementById('app') || {dataset: {}}).dataset.live]")
+                except Exception as e:  # noqa: BLE001 (no script context: say so)
+                    state = repr(e)[:200]
+                raise AssertionError(f"{self.name}: still false after {timeout} s: {fn} {args}; page: {state}")
             time.sleep(0.1)
 
     def click(self, selector: str) -> None:
         """A real click (pointer down and up) at the middle of the element, scrolled into view first."""
-        x, y = self.js("""s => { const e = document.querySelector(s); e.scrollIntoView({block: 'center'});
-            const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }""", selector)
+        # As Playwright's own actionability checks: the element stays put for 0.1 s and is the one at that point
+        # (a page still laying out moved the language buttons under WebKit's click at load 10: the click missed).
+        where = """s => { const e = document.querySelector(s); e.scrollIntoView({block: 'center'});
+            const r = e.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+            const at = document.elementFromPoint(x, y); return [x, y, !!at && (at === e || e.contains(at))]; }"""
+        end = time.monotonic() + 45
+        x, y, hit = self.js(where, selector)
+        while time.monotonic() < end:
+            time.sleep(0.1)
+            x2, y2, hit = self.js(where, selector)
+            if hit and (x2, y2) == (x, y):
+                break
+            x, y = x2, y2
+        else:
+            raise AssertionError(f"{self.name}: {selector} did not hold still under the pointer for 45 s")
         self.click_at(x, y)
 
 
