@@ -95,16 +95,15 @@ class Phone:
         where = """s => { const e = document.querySelector(s); e.scrollIntoView({block: 'center'});
             const r = e.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
             const at = document.elementFromPoint(x, y); return [x, y, !!at && (at === e || e.contains(at))]; }"""
-        end = time.monotonic() + 45
-        x, y, hit = self.js(where, selector)
-        while time.monotonic() < end:
-            time.sleep(0.1)
-            x2, y2, hit = self.js(where, selector)
-            if hit and (x2, y2) == (x, y):
+        end, last = time.monotonic() + 45, None
+        while True:
+            x, y, hit = self.js(where, selector)
+            if hit and (x, y) == last:
                 break
-            x, y = x2, y2
-        else:
-            raise AssertionError(f"{self.name}: {selector} did not hold still under the pointer for 45 s")
+            if time.monotonic() > end:
+                raise AssertionError(f"{self.name}: {selector} did not hold still under the pointer for 45 s")
+            last = (x, y)
+            time.sleep(0.1)
         self.click_at(x, y)
 
 

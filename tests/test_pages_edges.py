@@ -143,6 +143,19 @@ def test_an_offline_tap_on_the_map_is_answered_at_the_finger(start_server, devic
     me.ctx.set_offline(False)
 
 
+def test_an_answer_cut_off_mid_body_is_the_network_error_not_a_stuck_promise(start_server, devices):  # noqa: F811
+    """Wi-Fi gone mid-answer: the headers came, the body never did (static/app.js api()); the page's own fetch is
+    handed such a response, since no server can be made to cut a real one at the right moment."""
+    server, gid, ann, bert, view = two_players(start_server, devices)
+    got = ann.page.evaluate("""async () => {
+        const real = window.fetch;
+        window.fetch = () => Promise.resolve(new Response(
+            new ReadableStream({start(c) { c.error(new DOMException('cut off', 'AbortError')); }})));
+        try { return await M.api('GET', location.pathname); } finally { window.fetch = real; }
+    }""")
+    assert got == {"ok": False, "status": 0, "data": {"error": i18n.t("en", "network_error")}}, got
+
+
 def test_make_host_asks_first(start_server, devices):  # noqa: F811
     """Issue 20: "Make host" handed the role over at one tap while Undo and Abandon ask."""
     server, gid, ann, bert, view = two_players(start_server, devices)
