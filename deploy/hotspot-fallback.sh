@@ -3,7 +3,7 @@
 # if it has not. NetworkManager alone would raise it at once, before its first scan has seen the home Wi-Fi.
 # Installed by `hotspot.sh --fallback` as /usr/local/sbin/metropolys-hotspot-fallback and run once per boot by
 # metropolys-hotspot-fallback.service; `hotspot.sh --off` or a plain `hotspot.sh` removes both.
-# Honours NMCLI=, WAIT= and SETTLE= for tests.
+# Honours NMCLI=, WAIT=, SETTLE= and POLL= for tests.
 set -u
 
 NMCLI=${NMCLI:-nmcli}
@@ -13,6 +13,8 @@ CON=metropolys-hotspot
 WAIT=${WAIT:-30}
 # A join still under way when that time is up (a slow router's DHCP) may take this much longer to end.
 SETTLE=${SETTLE:-30}
+# Seconds between looks at the radio's state (each an nmcli run, about a second of CPU in the emulated test VM).
+POLL=${POLL:-1}
 
 log() { echo "metropolys-hotspot-fallback: $*"; }
 device_state() {  # NetworkManager's number for the device's state; 0 while there is no such device yet
@@ -35,10 +37,10 @@ while :; do
         log "$IFACE joined \"$("$NMCLI" -g GENERAL.CONNECTION device show "$IFACE")\" after ${SECONDS} s; no hotspot."
         exit 0
     fi
-    [ "$now" -lt "$WAIT" ] && { sleep 1; continue; }
+    [ "$now" -lt "$WAIT" ] && { sleep "$POLL"; continue; }
     # 40-90: preparing, configuring, asking for secrets, getting an address: a join under way
     if [ "$state" -ge 40 ] && [ "$state" -lt 100 ] && [ "$now" -lt $((WAIT + SETTLE)) ]; then
-        sleep 1
+        sleep "$POLL"
         continue
     fi
     break
@@ -46,7 +48,7 @@ done
 
 # The radio itself may not be ready yet (its firmware late, a slow boot): an access point needs it available.
 while [ "$state" -lt 30 ] && [ "$SECONDS" -lt $((WAIT + SETTLE + 120)) ]; do
-    sleep 1
+    sleep "$POLL"
     state=$(device_state)
 done
 log "$IFACE joined no known network within ${SECONDS} s (state $state): raising the hotspot."

@@ -65,6 +65,8 @@ def pytest_sessionfinish(session):
             sys.modules[vm].stop_all()
     if "container_helpers" in sys.modules:
         sys.modules["container_helpers"].stop_all()
+    if "pages_helpers" in sys.modules:
+        sys.modules["pages_helpers"].stop_driver()   # the process's one browser and Playwright driver
 
 
 @pytest.fixture(scope="module")

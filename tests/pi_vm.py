@@ -282,7 +282,7 @@ class PiVM:
     def boot(self, image: Path, boot: Path) -> None:
         self.started = time.monotonic()
         serial, qmp = self.dir / "serial.sock", self.dir / "qmp.sock"
-        cmd = ["nice", "-n", "10", "qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg,thread=single",
+        cmd = ["qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg,thread=single",
                "-kernel", str(boot / "Image"), "-initrd", str(boot / "initrd"), "-dtb", str(boot / "pi3.dtb"),
                "-append", "console=ttyAMA0 root=LABEL=root rootfstype=ext4 rw rootwait quiet loglevel=3 "
                           f"systemd.show_status=0 modprobe.blacklist={BLACKLIST}",
@@ -292,6 +292,7 @@ class PiVM:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         ch._running.add(self.proc)
+        ch.hurry(self.proc)
         deadline = time.monotonic() + 30
         self.serial = socket.socket(socket.AF_UNIX)
         while True:

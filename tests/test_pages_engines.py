@@ -11,6 +11,7 @@ import pytest
 from companion.lang import i18n
 from engines import phone as make_phone
 from engines import wait_live
+from pages_helpers import driver
 from server_helpers import Phone, choose, create_game
 
 SITE = """nb => { const svg = document.getElementById('map'), g = svg.querySelector('.nb[data-nb="' + nb + '"]');
@@ -23,10 +24,7 @@ SHOWN = "s => { const e = document.querySelector(s); return !!e && !e.hidden && 
 
 @pytest.fixture(scope="module")
 def playwright():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        yield pw
+    return driver()   # the process's one Playwright driver (a second one in the same thread is refused)
 
 
 def tap(p, nb: str) -> None:
