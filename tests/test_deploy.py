@@ -540,3 +540,23 @@ def test_fallback_unit_waits_for_a_known_wifi_before_raising_the_hotspot(tmp_pat
         assert 'joined "home"' in done.stdout
         # not before home was joined (its line's second, less the stub's start rounded down to a whole second)
         assert took >= states.index("100 (connected)") - 2 and len(polls) <= len(states) + 1, (took, polls)
+
+
+def test_fallback_unit_looks_every_poll_seconds_and_still_decides_at_its_wait(tmp_path):
+    """POLL= (the Wi-Fi VM sets 5: each look is an nmcli run, a second of emulated CPU): fewer looks, the same
+    decision, no sooner than WAIT and within one look of it."""
+    stub, log, listed = tmp_path / "nmcli", tmp_path / "nmcli.log", tmp_path / "states"
+    stub.write_text(FALLBACK_NMCLI)
+    stub.chmod(0o755)
+    listed.write_text("30 (disconnected)\n")
+    log.write_text("")
+    started = time.monotonic()
+    done = subprocess.run(["bash", str(DEPLOY / "hotspot-fallback.sh")], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "NMCLI": str(stub), "STUB_LOG": str(log), "STATES": str(listed),
+                               "STARTED": str(int(time.time())), "WAIT": "6", "SETTLE": "10", "POLL": "3"})
+    took = time.monotonic() - started
+    assert done.returncode == 0 and "HOTSPOT UP" in done.stdout, (done.stdout, done.stderr)
+    polls = [c for c in log.read_text().splitlines() if "GENERAL.STATE" in c]
+    # looks at 0, 3 and 6 s (the last one decides), and the radio's check after it: not the 7 or 8 of POLL=1
+    assert 3 <= len(polls) <= 4, polls
+    assert 6 <= took < 6 + 3 + 2, took
