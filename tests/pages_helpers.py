@@ -43,6 +43,7 @@ def driver():
 
 
 def stop_driver() -> None:
+    """At the session's end: a driver left running would outlive pytest (it is a process of its own)."""
     browser = _shared.pop("browser", None)
     if browser is not None and browser.is_connected():
         browser.close()
