@@ -43,7 +43,7 @@ def driver():
 
 
 def stop_driver() -> None:
-    """At the session's end: a driver left running would outlive pytest (it is a process of its own)."""
+    """At the session's end, the browser closed and the driver stopped in that order, as the `with` block did."""
     browser = _shared.pop("browser", None)
     if browser is not None and browser.is_connected():
         browser.close()
