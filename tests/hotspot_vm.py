@@ -431,10 +431,9 @@ class VM:
         return self.next_id
 
     def wait_ready(self, timeout: float) -> float:
-        """Until the agent of a new boot answers; the seconds since `boot` or `reboot`. The agent greets as it
+        """Until the agent of a new boot answers; the seconds since its QEMU process started. The agent greets as it
         starts; besides, a question every 15 s (one sent while the agent is not there may be lost, or wait in QEMU's
-        socket and be answered late, then ignored); the last boot's agent may still answer while it goes down, told
-        apart by the kernel's boot id."""
+        socket and be answered late, then ignored); the kernel's boot id tells a new boot's answer from a late one."""
         deadline = time.monotonic() + timeout
         while True:
             sent = self._send(sh="cat /proc/sys/kernel/random/boot_id", timeout=5)
@@ -549,7 +548,7 @@ class Run:
     def __init__(self):
         self.error: BaseException | None = None
         self.built = self.update = 0.0
-        self.boots: list[float] = []   # seconds from QEMU's start (or the reboot) to the agent answering
+        self.boots: list[float] = []   # seconds from each QEMU process's start to the agent answering
         self.facts: dict = {}
         self.vm: VM | None = None
         self.console = ""
