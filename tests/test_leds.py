@@ -115,7 +115,13 @@ def test_lobby_seated_players_blink_in_step(board, factory):
     since = mark(factory)
     board.show("lobby", ["blue", "red"], None, [])  # red sits down: both restart together
     time.sleep(0.3)
-    assert share(factory, PINS, since, 0.3, lambda lit: ("blue" in lit) == ("red" in lit)) >= 0.95
+    # In step: each change of red's comes with blue's change to the same level. Most, not all: a busy machine can
+    # preempt the pulse thread between its two writes (once 33 ms of 0.3 s at load 12); a gap built in spans them all
+    pin = {c: factory.pin(PINS[c]) for c in ("blue", "red")}
+    changes = {c: [(at, state) for at, p, state in factory.changes[since[0]:] if p is pin[c]] for c in pin}
+    gaps = sorted(min((abs(at - b) for b, level in changes["blue"] if level == state), default=1.0)
+                  for at, state in changes["red"][1:])  # after red's first light, which blue (already lit) shares
+    assert len(gaps) >= 4 and gaps[len(gaps) // 2] < 0.005, gaps
     seen = shown(factory, PINS, since)
     assert seen.count({"blue", "red"}) >= 2 and seen[1:].count(set()) >= 2, seen
 
