@@ -1,0 +1,28 @@
+"""The Pi's own players: pure like game/, fed only what their seat may see (views.seat_state), never a clock.
+
+One entry point, `play`, so table.py and `companion tournament` ask every level the same way.
+"""
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from companion.game import Action, State, legal_actions
+
+LEVELS = ("random", "greedy", "easy", "normal", "strong")
+PI_LEVELS = ("easy", "normal", "strong")   # what a host may choose in the lobby
+
+
+def _random(seen: State, color: str, rng: random.Random) -> Action:
+    """Uniform over the legal actions, pass included: the floor every level must beat."""
+    return rng.choice(list(legal_actions(seen)))
+
+
+_PLAYERS: dict[str, Callable[[State, str, random.Random], Action]] = {"random": _random}
+
+
+def play(seen: State, color: str, level: str, rng: random.Random) -> Action:
+    """`color`'s decision at `level`, from `seen`: the state with every other seat's secret cards hidden."""
+    if seen.to_act_color != color:
+        raise ValueError(f"{color} is not to act")
+    return _PLAYERS.get(level, _random)(seen, color, rng)
