@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from companion.game import Action, State, legal_actions
+from companion.game import State, legal_actions
+from companion.game.state import Action
 
 LEVELS = ("random", "greedy", "easy", "normal", "strong")
 PI_LEVELS = ("easy", "normal", "strong")   # what a host may choose in the lobby
