@@ -27,6 +27,7 @@
 | LAYOUTS_PER_DEVICE, LAYOUTS_IN_ALL | 20, 200 | web/api.py | saved layouts: a host reuses a handful; cookies can be thrown away |
 | NAME_LENGTH | 24 | names.py | the forms' maxlength says the same |
 | FREE_TRIES, MAX_WAIT, FORGET | 3, 60 s, 1 h | codes.py | wrong codes: free typos, then a doubling wait per device and address |
+| ASKS_PER_SEAT, ASK_WAIT, ASK_MAX_WAIT | 6, 5 s, 10 min | asks.py, table.py | asks for one gone seat at once (one per device and address); after the Pi's screen cancels an ask, that device and address wait 5 s, then twice as long after each further cancel |
 
 OWN is not a limit but who no limit counts: the Pi's own screen and tools, on loopback.
 """
@@ -71,6 +72,11 @@ NAME_LENGTH = 24
 FREE_TRIES = 3
 MAX_WAIT = 60.0
 FORGET = 3600.0
+
+# -- asks for a gone phone's seat (asks.py): each with its own code on the Pi's screen --
+ASKS_PER_SEAT = 6
+ASK_WAIT = 5.0
+ASK_MAX_WAIT = 600.0
 
 # The Pi's own screen (the /table kiosk) and tools run on the Pi itself; no device on the network can send
 # from these addresses, so no per-address cap counts them (a proxy in front would change that).

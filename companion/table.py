@@ -12,6 +12,7 @@ from functools import partial
 from typing import Callable, Optional
 
 from companion import codes, views
+from companion.asks import Ask, Turndowns
 from companion.codes import Code
 from companion.game.board import PERIPHERAL, load_board
 from companion.game.board_entry import FinishedBoard, new_board
@@ -22,7 +23,7 @@ from companion.game.setup import (check_cards, check_colors, check_layout, check
                                   random_layout)
 from companion.game.state import Action, Bid, Pass, Seat, State
 from companion.game.summary import decision
-from companion.limits import OWN
+from companion.limits import ASKS_PER_SEAT, OWN
 from companion.live.hub import Hub
 from companion.live.timers import Timers
 from companion.names import same as same_name
@@ -30,8 +31,10 @@ from companion.scoreboard import BoardEvents, BoardRequests
 from companion.store import history
 from companion.store.db import Store
 from companion.store.first_game import first_game
+from companion.store.notice import storage_notice
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
+CLASHES = 2   # physical-deal clashes in one lobby before the app deals the cards itself (issue 31)
 
 
 class Refused(Exception):
@@ -67,6 +70,7 @@ class Game(BoardEvents):
     names: dict = field(default_factory=dict)
     devices: dict = field(default_factory=dict)       # colour -> device id
     cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
+    clashes: int = 0                                  # physical-deal clashes in this lobby (CLASHES: the app deals)
     state: Optional[State] = None                      # None in the lobby
     board: Optional[FinishedBoard] = None              # a game played on the board alone, being typed in to score
     actions: list = field(default_factory=list)
@@ -80,22 +84,26 @@ class Game(BoardEvents):
     notice: Optional[dict] = None                     # the last thing every screen announces
     # In memory only (a restart voids them): codes that hand a seat to a new device, a host claim.
     codes: dict = field(default_factory=dict, repr=False)           # colour -> Code
-    host_claim: Optional[dict] = field(default=None, repr=False)    # {"color", "code": Code}
+    host_claims: dict = field(default_factory=dict, repr=False)    # colour -> Code, oldest first: each its own
     offline: tuple = ()                               # seated colours with no live device
     displays: set = field(default_factory=set, repr=False)          # devices showing the table (shared)
     kiosks: set = field(default_factory=set, repr=False)            # the Pi's own screen (shared): table powers
     banned: set = field(default_factory=set, repr=False)            # devices the host took off a lobby seat
     newcomers: set = field(default_factory=set, repr=False)         # seats taken by devices new at this table
     first_game: frozenset = frozenset()               # seats in their first game here (companion/store/first_game.py)
-    # In memory only: the address each lobby seat was taken from, addresses taken off a seat, a seat moving
-    # to a new phone with the table's confirmation ({"color", "device", "code", "stage", "token"}).
+    # In memory only: the address each lobby seat was taken from, addresses taken off a seat, the asks for gone
+    # seats (companion/asks.py, oldest first), a seat moving with the table's confirmation ({"color", "device",
+    # "stage": "moving", "token"}).
     seat_addresses: dict = field(default_factory=dict, repr=False)
     banned_addresses: set = field(default_factory=set, repr=False)
+    asks: list = field(default_factory=list, repr=False)
+    asked: int = field(default=0, repr=False)          # asks numbered so far (each device sees its own number)
     rescue: Optional[dict] = field(default=None, repr=False)
     away: Callable[[Optional[str]], bool] = field(default=lambda d: False, repr=False)
     rev: int = 0                                      # bumped on every change a view shows
     host_gone: Callable[[], bool] = field(default=lambda: False, repr=False)
     host_wait: Callable[[], Optional[float]] = field(default=lambda: None, repr=False)
+    storage: Callable[[], Optional[dict]] = field(default=lambda: None, repr=False)   # store/notice.py
     # The last decisions as public log lines (companion.game.summary), newest last; bounded, rebuilt by replay.
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
     undone: Optional[dict] = None                     # the line the last undo took back, until the next action
@@ -122,8 +130,10 @@ class Game(BoardEvents):
 
     @property
     def cards_locked(self) -> bool:
-        """A physical deal once every seat has entered its cards: checked together, then fixed."""
-        return self.deal == "physical" and self.state is None and all(c in self.cards for c in self.colors)
+        """A physical deal once every seat has entered its cards: checked together, then fixed (entries that
+        clash, from a log written before every completion was checked, are open to enter again)."""
+        return (self.deal == "physical" and self.state is None and all(c in self.cards for c in self.colors)
+                and not clashing(self.mode, [self.cards[c] for c in self.colors]))
 
     def seat_of(self, device: Optional[str]) -> Optional[str]:
         for color, d in self.devices.items():
@@ -164,6 +174,7 @@ class Game(BoardEvents):
         if body.get("removed_seat"):
             self.cards = {c: v for c, v in cards.items() if c in self.colors}
             self.notice = {"key": "notice_seat_removed", "color": body["removed_seat"], "seq": self.seq + 1}
+            self._clashed(body)   # the last seat without cards went: the entries were checked like a last entry
 
     def on_move(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """A seat moved to a new phone (by its code or a rescue); the host role travels with it."""
@@ -177,12 +188,13 @@ class Game(BoardEvents):
         self.newcomers.discard(body["color"])
         if self.rescue is not None and self.rescue["color"] == body["color"]:
             self.rescue = None
+        self.asks = [a for a in self.asks if a.color != body["color"]]
         self.notice = {"key": "notice_seat_moved", "color": body["color"], "seq": self.seq + 1}
 
     def on_host(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The host role handed to a seat, or to the table itself."""
         self.host = self.devices[body["color"]] if body.get("color") else device
-        self.host_claim = None
+        self.host_claims = {}
         self.notice = {"key": "notice_host" if body.get("color") else "notice_host_table",
                        "color": body.get("color"), "seq": self.seq + 1}
 
@@ -219,15 +231,21 @@ class Game(BoardEvents):
             self.notice = {"key": "notice_released", "color": body["color"], "seq": self.seq + 1}
 
     def on_cards(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """A seat's secret cards (dealt by hand); a clash sends both seats back to enter again."""
+        """A seat's secret cards (dealt by hand); a clash sends every seat back to enter again."""
         self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
-        clash = body.get("clash")
-        if clash:
-            # Checked once every seat had entered: both seats enter again; no card is named.
-            for c in clash:
-                self.cards.pop(c, None)
-            self.notice = {"key": "notice_cards_clash", "color": clash[0], "other": clash[1],
-                           "seq": self.seq + 1}
+        self._clashed(body)
+
+    def _clashed(self, body: dict) -> None:
+        """Checked once every seat had entered: a clash clears every entry and names no seat and no card
+        (older logs named two seats: they clear all the same); the last one allowed hands the deal to the app."""
+        if not body.get("clash"):
+            return
+        self.cards = {}
+        self.clashes += 1
+        if body.get("app_deals"):
+            self.deal = "app"
+        self.notice = {"key": "notice_cards_app_deals" if body.get("app_deals") else "notice_cards_clash",
+                       "seq": self.seq + 1}
 
     def on_start(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The game begins: the cards are final and the board is set up."""
@@ -291,13 +309,15 @@ def _counted(address: Optional[str]) -> bool:
     return bool(address) and address not in OWN
 
 
-def _clash(mode: str, entries: list) -> Optional[list]:
-    """The first two seats (in seat order) whose entered cards share a card, or None."""
-    for i, (a, ca) in enumerate(entries):
-        for b, cb in entries[i + 1:]:
-            if {x for x in ca if x} & {x for x in cb if x}:
-                return [a, b]
-    return None
+def clashing(mode: str, entries: list) -> bool:
+    """Whether two entries (each (area, neighborhood)) share a card: one card entered twice."""
+    seen: set = set()
+    for entry in entries:
+        mine = {x for x in entry if x}
+        if mine & seen:
+            return True
+        seen |= mine
+    return False
 
 
 def _action(body: dict) -> Action:
@@ -329,6 +349,7 @@ class Table(BoardRequests):
         self.displays: set[str] = set()    # devices showing the table: the kiosks, and devices let in by code
         self.display_code: Optional[Code] = None   # shown on the Pi's own screen when asked there
         self.guesses = codes.Guesses()     # wrong codes cost the guesser a wait, never the code's owner
+        self.turndowns = Turndowns()       # asks for a gone seat the Pi's screen cancelled: a growing wait
         self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
 
     def load(self) -> None:
@@ -358,6 +379,9 @@ class Table(BoardRequests):
                 continue
             self._follow(game, kind, body)
         backfill = []
+        for gid, game in self.games.items():
+            if self._recount(game):   # every seat offline until its phone's socket opens
+                self._wake_for_away(gid, self.host_away + 0.5)
         for gid, game in list(self.games.items()):
             if game.phase not in history.ENDED:
                 continue
@@ -379,6 +403,7 @@ class Table(BoardRequests):
             # One unreadable game must not keep the others (and the table) from starting.
             self.broken[gid] = f"event {game.seq + 1}: {e}"
             return None
+        self._recount(game)
         return game if game.seq else None
 
     def find(self, gid: str) -> Optional[Game]:
@@ -443,7 +468,25 @@ class Table(BoardRequests):
         game.host_gone = lambda: self.host_away_now(game)
         game.host_wait = lambda: self.host_wait(game)
         game.away = lambda device: self.hub.away_for(game.id, device) >= self.host_away
+        game.storage = self.storage_notice
         return game
+
+    def storage_notice(self) -> Optional[dict]:
+        """What every screen says about the storage (companion/store/notice.py), or None."""
+        return storage_notice(self.store, lambda gid: getattr(self.games.get(gid), "seq", None))
+
+    def _storage_changed(self) -> None:
+        """The storage notice came or went: every game in memory sends its views again (each under its own lock,
+        on the timers' thread: a commit holding one game's lock never waits for another's)."""
+        for gid in list(self.games):
+            self.timers.soon(("storage", gid), partial(self._retell, gid))
+
+    def _retell(self, gid: str) -> None:
+        game = self.games.get(gid)
+        if game is not None:
+            with game.lock:
+                game.rev += 1
+                self._tell(game)
 
     def get(self, gid: str) -> Game:
         """A game by its code, as typed: any case (old mixed-case codes still open as they were)."""
@@ -484,8 +527,17 @@ class Table(BoardRequests):
             also = history.record_play(self._summary(game, game.state, "abandoned"), game.seq + 1)
         elif kind == "undo" and game.phase == "finished":
             also = history.forget_play(game.id)
-        self.store.append(game.id, game.seq + 1, kind, body, device, also=also)
+        was = self.storage_notice()
+        try:
+            self.store.append(game.id, game.seq + 1, kind, body, device, also=also)
+        except BaseException:
+            if self.storage_notice() != was:
+                self._storage_changed()   # a full disk: every screen says so, not only this device
+            raise
         game.mutate(kind, body, device, after)
+        if self.storage_notice() != was:
+            self._storage_changed()       # room again, or a lost action played again
+        self._recount(game)
         before = self.current
         self._follow(game, kind, body)
         self._keep(game, before)
@@ -554,6 +606,8 @@ class Table(BoardRequests):
         with game.lock:
             self._host_only(game, device)
             self._lobby_only(game)
+            if game.clashes >= CLASHES and options.get("deal") == "physical":
+                raise Refused(409, "app_deals_now")   # the deal the table was told the app makes stays the app's
             return self._commit(game, "setup", self._check_options(options), device)
 
     def _check_options(self, o: dict) -> dict:
@@ -676,8 +730,10 @@ class Table(BoardRequests):
             return self._commit(game, "move", {"color": color, "name": name or None}, device)
 
     def rescue_seat(self, gid: str, color: str, code: Optional[str], device: str, address: str = "") -> str:
-        """A seat whose phone is gone moves to this device: after the wait, with the code only the Pi's screen
-        shows, then announced on every screen for move_wait seconds, during which its old phone may cancel."""
+        """A seat whose phone is gone moves to a device the table confirms: each asking device gets its own ask,
+        numbered on its screen and listed with its own code on the Pi's screen only; the device typing its code
+        is announced on every screen for move_wait seconds (its old phone may cancel), then takes the seat.
+        Another device asking never holds the seat from it."""
         game = self.get(gid)
         with game.lock:
             self._seat_in_game(game, color)
@@ -688,36 +744,72 @@ class Table(BoardRequests):
             if holder is not None and not game.away(holder):
                 raise Refused(409, "seat_not_gone", color=color, seconds=int(self.host_away))
             r = game.rescue
-            if r is not None and r["device"] != device and (r["stage"] == "moving" or not r["code"].expired):
-                raise Refused(409, "seat_moving", color=r["color"])
+            if r is not None and r["color"] == color:
+                if r["device"] == device:
+                    return views.view_json(game, device)
+                raise Refused(409, "seat_moving", color=color)
+            keys = self._code_keys(device, address)
+            wait = self.turndowns.wait(keys)
+            if wait > 0:
+                raise Refused(429, "ask_wait", seconds=max(1, int(wait + 0.999)))
+            game.asks = [a for a in game.asks if a.open]
+            mine = next((a for a in game.asks if a.device == device and a.color == color), None)
             if code is None:
-                if r is None or r["device"] != device or r["color"] != color or r["code"].expired:
-                    game.rescue = {"color": color, "device": device, "code": Code.fresh(device),
-                                   "stage": "code", "token": secrets.token_hex(8)}
-                    game.rev += 1
-                    self._tell(game)
+                if mine is None:
+                    self._new_ask(game, color, device, address)
                 return views.view_json(game, device)
-            if r is None or r["device"] != device or r["color"] != color or r["stage"] != "code":
-                r = None
-            self._try_code(r["code"] if r else None, code, device, address)
-            r["stage"] = "moving"
+            if r is not None:
+                raise Refused(409, "seat_moving", color=r["color"])   # one move before the table at a time
+            self._try_code(mine.code if mine else None, code, device, address)
+            token = secrets.token_hex(8)
+            game.rescue = {"color": color, "device": device, "address": address, "stage": "moving", "token": token}
+            game.asks = [a for a in game.asks if a.color != color and a.device != device]
             game.rev += 1
             self._tell(game)
-            token = r["token"]
             self.timers.at(("seat move", game.id, token), time.monotonic() + self.move_wait,
                            lambda: self._finish_rescue(game.id, token))
             return views.view_json(game, device)
 
-    def cancel_rescue(self, gid: str, color: str, device: str) -> str:
-        """The seat's own phone (back after all), the Pi's screen, or the asking device stops the move."""
+    def _new_ask(self, game: Game, color: str, device: str, address: str) -> None:
+        """One more ask for a gone seat: one per device (its ask for another seat goes) and per address."""
+        here = [a for a in game.asks if a.color == color and a.device != device]
+        if _counted(address) and any(a.address == address for a in here):
+            raise Refused(409, "one_ask_here", color=color)
+        if len(here) >= ASKS_PER_SEAT:
+            raise Refused(429, "asks_full", color=color)
+        game.asks = [a for a in game.asks if a.device != device]
+        game.asked += 1
+        game.asks.append(Ask(color, device, address, game.asked, Code.fresh(device), self.store.last_played(device)))
+        game.rev += 1
+        self._tell(game)
+
+    def cancel_rescue(self, gid: str, color: str, device: str, ask: Optional[int] = None) -> str:
+        """The seat's own phone (back after all) stops every ask and move for it; the asking device its own; the
+        Pi's screen one ask (`ask`), or the move and every ask: those devices and addresses wait to ask again."""
         game = self.get(gid)
         with game.lock:
-            r = game.rescue
-            if r is None or r["color"] != color:
+            r = game.rescue if game.rescue is not None and game.rescue["color"] == color else None
+            asks = [a for a in game.asks if a.color == color and a.open]
+            if device in self.kiosks:
+                gone = [a for a in asks if ask is None or a.number == ask]
+                if ask is not None and not gone:
+                    raise Refused(409, "no_seat_move", color=color)
+                moving = r if ask is None else None
+                turned = [(a.device, a.address) for a in gone] + ([(r["device"], r["address"])] if moving else [])
+                for d, a in turned:
+                    self.turndowns.cancelled(self._code_keys(d, a))
+            elif device == game.devices.get(color):
+                gone, moving = asks, r
+            else:
+                gone = [a for a in asks if a.device == device]
+                moving = r if r is not None and r["device"] == device else None
+                if not gone and moving is None and (r is not None or asks):
+                    raise Refused(403, "not_your_seat")
+            if not gone and moving is None:
                 raise Refused(409, "no_seat_move", color=color)
-            if device not in (game.devices.get(color), r["device"]) and device not in self.kiosks:
-                raise Refused(403, "not_your_seat")
-            game.rescue = None
+            game.asks = [a for a in game.asks if not any(a is b for b in gone)]
+            if moving is not None:
+                game.rescue = None
             game.rev += 1
             self._tell(game)
             return views.view_json(game, device)
@@ -755,6 +847,8 @@ class Table(BoardRequests):
                 options["layout"] = {"tokens": game.tokens}
             body = self._check_options(options)
             body["removed_seat"] = color
+            if game.deal == "physical":
+                body.update(self._deal_check(game, game.cards, players))   # never a completed deal left unchecked
             return self._commit(game, "setup", body, device)
 
     # -- the host role --
@@ -774,7 +868,8 @@ class Table(BoardRequests):
             return self._commit(game, "host", {}, device)
 
     def claim_host(self, gid: str, code: Optional[str], device: str, address: str = "") -> str:
-        """A seated player asks for the role of a host long gone; the table confirms (code or another player)."""
+        """A seated player asks for the role of a host long gone; the table confirms (its own code on the Pi's
+        screen, or another player). Each claimer's code is its own: a second claim never voids the first."""
         game = self.get(gid)
         with game.lock:
             color = self._seated(game, device)
@@ -782,14 +877,16 @@ class Table(BoardRequests):
                 raise Refused(409, "already_host")
             if self.hub.away_for(game.id, game.host) < self.host_away:
                 raise Refused(409, "host_here", seconds=int(self.host_away))
-            claim = game.host_claim
+            held = game.host_claims.get(color)
+            if held is not None and (held.expired or held.issuer != device):
+                held = None   # expired, or made for the seat's earlier phone
             if code is None:
-                if claim is None or claim["color"] != color or claim["code"].expired:
-                    game.host_claim = {"color": color, "code": Code.fresh(device)}
+                if held is None:
+                    game.host_claims.pop(color, None)
+                    game.host_claims[color] = Code.fresh(device)
                     game.rev += 1
                     self._tell(game)
                 return views.view_json(game, device)
-            held = claim["code"] if claim is not None and claim["color"] == color else None
             self._try_code(held, code, device, address)
             return self._commit(game, "host", {"color": color, "confirmed": "code"}, device)
 
@@ -799,8 +896,8 @@ class Table(BoardRequests):
             mine = game.seat_of(device)
             if mine is None:
                 raise Refused(403, "not_seated")
-            claim = game.host_claim
-            if claim is None or claim["color"] != color or claim["code"].expired:
+            claim = game.host_claims.get(color)
+            if claim is None or claim.expired:
                 raise Refused(409, "no_claim", color=color)
             if mine == color:
                 raise Refused(403, "approve_other")
@@ -815,18 +912,27 @@ class Table(BoardRequests):
             return
         with game.lock:
             live = self.hub.live(game.id)
-            offline = tuple(c for c in game.colors if c in game.devices and game.devices[c] not in live)
-            if offline == game.offline:
+            if not self._recount(game, live):
                 return
-            game.offline = offline
             game.rev += 1
             self._tell(game)
-        if game.host not in live or offline:
-            # When an absence reaches the limit, the pages offer the host claim or the seat's move: a job on the
-            # one timer thread, at most one per game and second however often sockets churn (a later change
-            # never pushes an earlier wake back).
-            due = time.monotonic() + self.host_away + 0.5
-            self.timers.at(("away", gid, int(due)), due, lambda: self._tell_if_away(gid))
+        if game.host not in live or game.offline:
+            self._wake_for_away(gid, self.host_away + 0.5)
+
+    def _wake_for_away(self, gid: str, delay: float) -> None:
+        """When an absence reaches the limit, the pages offer the host claim or the seat's move: a job on the
+        one timer thread, at most one per game and second however often sockets churn (a later change never
+        pushes an earlier wake back)."""
+        due = time.monotonic() + delay
+        self.timers.at(("away", gid, int(due)), due, lambda: self._tell_if_away(gid))
+
+    def _recount(self, game: Game, live: Optional[set] = None) -> bool:
+        """Which seats have no live device, from the sockets open now (a seat with none is offline, also right
+        after a restart); True when that changed."""
+        live = self.hub.live(game.id) if live is None else live
+        offline = tuple(c for c in game.colors if c in game.devices and game.devices[c] not in live)
+        changed, game.offline = offline != game.offline, offline
+        return changed
 
     def _tell_if_away(self, gid: str) -> None:
         game = self.games.get(gid)
@@ -939,14 +1045,16 @@ class Table(BoardRequests):
                 raise RuleError("no_borders_2p", color=color)
             check_cards(game.mode, [Seat(color, "", area, hood)])
             body = {"color": color, "area": area, "neighborhood": hood}
-            entered = dict(game.cards, **{color: (area, hood)})
-            if all(c in entered for c in game.colors):
-                # The last seat in: every entry checked at once. A clash names the two seats (every screen
-                # sees it, both enter again) and never a card; without a clash the cards are fixed.
-                clash = _clash(game.mode, [(c, entered[c]) for c in game.colors])
-                if clash:
-                    body["clash"] = clash
+            body.update(self._deal_check(game, dict(game.cards, **{color: (area, hood)}), game.colors))
             return self._commit(game, "cards", body, device)
+
+    def _deal_check(self, game: Game, entered: dict, colors) -> dict:
+        """Once every seat has entered (by a last entry or a removed seat), every entry is checked at once.
+        A clash names nobody and no card (every screen is told, every seat enters again: one bit per probe, in
+        front of the table); the CLASHES-th hands the deal to the app. Without a clash the cards are fixed."""
+        if not all(c in entered for c in colors) or not clashing(game.mode, [entered[c] for c in colors]):
+            return {}
+        return {"clash": True, "app_deals": True} if game.clashes + 1 >= CLASHES else {"clash": True}
 
     def start(self, gid: str, device: str) -> str:
         game = self.get(gid)

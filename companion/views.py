@@ -15,9 +15,12 @@ from companion.game.state import Bid
 
 def public(game) -> dict:
     """What the whole table may see; rebuilt once per change."""
-    if game._public and game._public[0] == game.rev:
+    storage = game.storage()
+    if game._public and game._public[0] == game.rev and game._public[1]["storage"] == storage:
         return game._public[1]
     st = game.state
+    claims = [c for c, code in game.host_claims.items() if not code.expired]
+    asks = [a for a in game.asks if a.open]
     view: dict[str, Any] = {
         "id": game.id,
         "seq": game.seq,
@@ -39,13 +42,18 @@ def public(game) -> dict:
         "actions": len(game.actions),
         "host_color": game.seat_of(game.host),
         "host_away": game.phase in ("lobby", "playing") and game.host_gone(),
-        "host_claim": {"color": game.host_claim["color"]} if game.host_claim else None,
-        # A seat moving to a new phone with the table's confirmation: every screen says so while it may be cancelled.
-        "seat_move": ({"color": game.rescue["color"], "stage": game.rescue["stage"]}
-                      if game.rescue and (game.rescue["stage"] == "moving" or not game.rescue["code"].expired)
-                      else None),
+        # Players asking for the role of a host long gone, oldest first (each types its own code).
+        "host_claims": claims,
+        "host_claim": {"color": claims[0]} if claims else None,
+        # A seat moving to a new phone with the table's confirmation: every screen says so while it may be
+        # cancelled; before that, every ask for a gone seat by its number (its code is on the Pi's screen only).
+        "seat_move": ({"color": game.rescue["color"], "stage": "moving"} if game.rescue else
+                      {"color": asks[0].color, "stage": "code"} if asks else None),
+        "seat_asks": [{"color": a.color, "ask": a.number} for a in asks],
         "offline": [c for c in game.offline if c in game.devices],
         "notice": game.notice,
+        # The storage failed (read-only, full, an acknowledged action lost): the same notice every page shows.
+        "storage": storage,
         "next_game": game.next_game,
         "from_game": game.from_game,
         "shown": game.shown,
@@ -206,13 +214,23 @@ def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
     if mine:
         view["move_codes"] = mine
     # Codes that confirm with the whole table watching: on the Pi's own screen only (never a claimed display).
-    if kiosk and game.host_claim and not game.host_claim["code"].expired:
-        view["host_claim_code"] = game.host_claim["code"].value
+    if kiosk:
+        claims = {c: code.value for c, code in game.host_claims.items() if not code.expired}
+        if claims:
+            view["host_claim_codes"] = claims
+            view["host_claim_code"] = next(iter(claims.values()))   # the oldest claim's
+        asks = [{"color": a.color, "ask": a.number, "code": a.code.value, "played": a.played}
+                for a in game.asks if a.open]
+        if asks:
+            view["seat_move_codes"] = asks
+            view["seat_move_code"] = {"color": asks[0]["color"], "code": asks[0]["code"]}   # the oldest ask's
     r = game.rescue
-    if kiosk and r and r["stage"] == "code" and not r["code"].expired:
-        view["seat_move_code"] = {"color": r["color"], "code": r["code"].value}
     if r and device is not None and r["device"] == device:
         view["seat_move_mine"] = r["color"]
+    ask = next((a for a in game.asks if device is not None and a.device == device and a.open), None)
+    if ask is not None:
+        view["seat_move_mine"] = ask.color
+        view["seat_move_ask"] = ask.number   # the number the Pi's screen lists this device's code under
     # Seats taken by a device never seen at this table (a squatter or a new player): the host's concern only;
     # the table screen and the other phones are never told who is new.
     if view["host"] and game.newcomers:

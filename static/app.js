@@ -94,8 +94,17 @@ var M = (function () {
   }
   function errorOf(res) { return (res.data && res.data.error) || tr("network_error"); }
 
+  /* The storage notice every view carries (read-only, full, an action lost): a phone that only reconnects is told too. */
+  function storageNotice(view) {
+    var p = $("storage"), n = view.storage;
+    if (!p || !("storage" in view)) return;
+    show(p, !!n);
+    p.textContent = n ? tr(n.key, { player: n.player ? cap(term(n.player)) : "", value: n.value, nb: n.nb, path: n.path }) : "";
+  }
+
   /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
-  function live(gameId, onView, onState) {
+  function live(gameId, viewed, onState) {
+    function onView(view) { storageNotice(view); viewed(view); }
     var ws = null, seq = -1, delay = 500, timer = null, alive = false, closedByUs = false;
     function setAlive(on) { var changed = alive !== on; alive = on; if (changed) onState(on); }   // not at every message
     function open() {

@@ -198,8 +198,8 @@ def test_channel_4_two_players_colluding_over_the_host_role_open_no_hand(start_s
 
 
 def test_channel_5_entering_cards_from_the_real_decks_is_no_oracle(server, at):
-    """Each seat enters its own cards; nothing is checked until every seat is in, then once: a clash names the
-    two seats to every screen (never a card) and clears both; without one the cards are fixed. The start
+    """Each seat enters its own cards; nothing is checked until every seat is in, then once: a clash is told to
+    every screen (naming no seat and no card) and clears every entry; without one the cards are fixed. The start
     answer never depends on another player's card."""
     colors = ["blue", "red", "white"]
     ph = {c: at(server, f"127.0.0.{20 + i}", c) for i, c in enumerate(colors)}
@@ -227,25 +227,26 @@ def test_channel_5_entering_cards_from_the_real_decks_is_no_oracle(server, at):
         answers.append((r.status, strip(r.json)["notice"], s.status, s.json["code"]))
     assert len(set(map(json.dumps, answers))) == 1, answers
     assert answers[0][2:] == (409, "cards_missing")
-    # Red enters last: now every entry is checked once. Blue's guess (red's cards) clashes: both are named
-    # on every screen, no card is, and both enter again.
+    # Red enters last: now every entry is checked once. Blue's guess (red's cards) clashes: every screen is
+    # told that one card was entered twice, naming no seat and no card, and every seat enters again (issue 31).
     n = server.event_count()
     assert enter("blue", real["red"]).status == 200
     r = enter("red", real["red"])
     assert r.status == 200
     notice = r.json["notice"]
-    assert notice["key"] == "notice_cards_clash" and {notice["color"], notice["other"]} == {"blue", "red"}
+    assert notice == {"key": "notice_cards_clash", "seq": r.json["seq"]}
     for c in colors:
         v = ph[c].view(gid)
         assert v["notice"] == notice
-        assert [p["cards_entered"] for p in v["players"]] == [False, False, True]
+        assert [p["cards_entered"] for p in v["players"]] == [False, False, False]
     # A guess that clashes with nobody fixes the guesser's cards: no second guess.
     assert enter("red", real["red"]).status == 200
+    assert enter("white", real["white"]).status == 200
     assert enter("blue", nobody).status == 200
     refused(enter("blue", real["blue"]), 409, "cards_locked")
     refused(ph["blue"].post(f"{base}/red/release"), 409, "cards_locked")
     refused(ph["blue"].post(f"{base}/blue/release"), 409, "cards_locked")
-    assert server.event_count() == n + 4
+    assert server.event_count() == n + 5
     # No answer or message named another seat's card outside the device's own typed entry (`you`).
     for c in colors:
         theirs = {x for o in colors if o != c for x in real[o]} - set(real[c]) - set(nobody)

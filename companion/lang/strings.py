@@ -264,7 +264,7 @@ UI = {
     "seat_moving": "{color}'s seat is already moving to a new phone.",
     "no_seat_move": "{color}'s seat is not moving.",
     "cards_locked": "Every seat's cards are entered and checked: they stay as they are (the host can change the setup to deal again).",
-    "notice_cards_clash": "{color} and {other}: one of you entered a card that is not yours. Both of you, check your cards and enter them again.",
+    "notice_cards_clash": "One card was entered twice: every entry is cleared. Everyone, check your cards and enter them again.",
     "seat_move_title": "{color}'s seat is moving to a new phone",
     "seat_move_asked": "A new phone asks for {color}'s seat: the code is on the table display.",
     "seat_move_cancel": "Cancel: the seat stays",
@@ -436,6 +436,19 @@ UI = {
     "board_no_record": "A game scored from the board has no record of bids.",
     "board_unnamed": "Name every player before the tally: {color} has no name yet (the standings count players by name).",
     "board_full": "This device has entered as much as one board may take ({limit}).",
+    # issue 31: a clash names nobody, a gone seat's asks, what the table is told
+    "notice_cards_app_deals": "A card was entered twice again: the app deals the secret cards now. Put the real ones back; each phone shows its own at the start.",
+    "app_deals_now": "After two clashes in this game the app deals the secret cards.",
+    "storage_full": "The Pi's storage is full: nothing more can be recorded until there is room.",
+    "ask_wait": ("The table turned down an ask from this phone: ask again in {seconds} second.",
+        "The table turned down an ask from this phone: ask again in {seconds} seconds.", "seconds"),
+    "one_ask_here": "Another device from this address already asks for {color}'s seat.",
+    "asks_full": "Too many phones ask for {color}'s seat: the table display can turn some down.",
+    "rescue_hint_ask": "Your ask is number {ask}: type the code the table display shows beside it.",
+    "seat_ask_line": "Ask {ask} for {color}'s seat: code {code}",
+    "seat_ask_new": "never sat at this table",
+    "seat_ask_played": "last sat here {date}",
+    "seat_ask_cancel": "Not this phone",
 }
 
 # The kinds of value the API names when a request carries the wrong type (`kind` in bad_type).

@@ -153,6 +153,7 @@ class Store:
         self.moved: Optional[dict] = None   # {"path", "recovered", "why"} when a damaged file was moved aside
         self.lost: Optional[dict] = None    # the acknowledged event the log no longer has: {"game", "seq", "kind", "body"}
         self.read_only: Optional[str] = None   # why nothing can be written (the file or its folder is read-only)
+        self.full = False                   # the last write failed for want of room (every screen says so)
         self.checked = False                # the whole file was read at open (after an unclean stop)
         self.damaged: Optional[str] = None  # what check() found wrong: the next start reads the file whole
         plain = path != ":memory:" and not path.startswith("file:")
@@ -327,6 +328,7 @@ class Store:
                 try:
                     work(conn, time.time())
                     conn.execute("COMMIT")   # the WAL is written (and fsynced) here: a full disk shows here too
+                    self.full = False
                 except BaseException:
                     if conn.in_transaction:
                         try:
@@ -339,6 +341,7 @@ class Store:
             except sqlite3.DatabaseError as e:
                 name = getattr(e, "sqlite_errorname", "") or ""
                 if name.startswith("SQLITE_FULL") or "full" in str(e).lower() or self._disk_full():
+                    self.full = True
                     raise StoreFull(str(e)) from e
                 raise StoreError(str(e)) from e
 
@@ -428,6 +431,13 @@ class Store:
         with self._lock:
             return self.conn.execute("SELECT 1 FROM events WHERE device = ? AND game != ? LIMIT 1",
                                      (device, besides)).fetchone() is not None
+
+    def last_played(self, device: str) -> Optional[float]:
+        """When this device last took a seat at this table (epoch seconds), or None: shown beside its ask."""
+        with self._lock:
+            row = self.conn.execute("SELECT MAX(at) FROM events INDEXED BY events_seats WHERE device = ? "
+                                    "AND kind IN ('seat', 'move')", (device,)).fetchone()
+        return row[0] if row else None
 
     def events(self, game: str) -> Iterator[tuple[int, str, dict, Optional[str]]]:
         with self._lock:

@@ -143,8 +143,8 @@ def rescue_seat(gid: str, color: str):
 
 @bp.post("/games/<gid>/seats/<color>/rescue/cancel")
 def cancel_rescue(gid: str, color: str):
-    payload({})
-    return view_response(current_table().cancel_rescue(gid, color, g.device))
+    data = payload({"ask": (INT, False)})
+    return view_response(current_table().cancel_rescue(gid, color, g.device, data.get("ask")))
 
 
 @bp.post("/games/<gid>/seats/<color>/remove")

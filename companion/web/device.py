@@ -9,6 +9,8 @@ from companion.lang import i18n
 from companion.limits import OWN
 from companion.table import Table, device_id
 
+KIOSK = "table:"   # never in a cookie the server accepts (letters, digits, - and _ only)
+
 
 def current_table() -> Table:
     """The one table this server keeps (made by create_app)."""
@@ -26,15 +28,20 @@ def identify_device() -> None:
     if not (20 <= len(cookie) <= 64 and cookie.replace("-", "").replace("_", "").isalnum()):
         cookie = secrets.token_urlsafe(32)
         g.new_cookie = cookie
+    g.cookie = cookie
     g.device = device_id(cookie)
 
 
 def notice_table_display() -> None:
     """The Pi's own screen (its kiosk opens http://localhost/... on the Pi, from 127.0.0.1 or ::1) keeps the
-    table's powers (start, undo, pass for the absent, abandon, rematch); no other address ever gets them."""
+    table's powers (start, undo, pass for the absent, abandon, rematch); no other address ever gets them.
+
+    Decided by each request's address and Host, never by a cookie: there the device is the cookie's table
+    twin (`device_id("table:" + cookie)`), an id no request from another address can be given."""
     addr = request.remote_addr or ""
     host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
     if host.lower() == "localhost" and addr in OWN:
+        g.device = device_id(KIOSK + g.cookie)
         t = current_table()
         t.kiosks.add(g.device)
         t.displays.add(g.device)

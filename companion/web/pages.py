@@ -50,27 +50,19 @@ def page_context(page: str, **extra) -> dict:
 
 
 def storage_notice(lang: str) -> Optional[str]:
-    """One sentence on every page while the storage has failed: a read-only database, or the last
-    acknowledged action missing from the log (until the game has been played past it again)."""
+    """One sentence on every page while the storage has failed: a read-only database, a full disk, or the last
+    acknowledged action missing from the log (until the game has been played past it again); the views carry
+    the same notice (`storage`), so a phone that only reconnects is told too."""
     table = current_table()
-    store = table.store
-    if store.read_only:
-        return i18n.t(lang, "storage_read_only", path=store.read_only)
-    lost = store.lost
-    if not lost:
+    notice = table.storage_notice()
+    if notice is None:
         return None
-    game = table.games.get(lost["game"])
-    if game is not None and game.seq >= lost["seq"]:
-        return None
-    body = lost.get("body") or {}
-    if lost.get("kind") == "action" and isinstance(body.get("player"), str):
-        player = i18n.term(lang, body["player"])
-        player = player[:1].upper() + player[1:]
-        if body.get("pass"):
-            return i18n.t(lang, "lost_pass", player=player)
-        if body.get("bid"):
-            return i18n.t(lang, "lost_bid", player=player, value=body.get("value"), nb=body["bid"])
-    return i18n.t(lang, "lost_other")
+    params = dict(notice)
+    key = params.pop("key")
+    if "player" in params:
+        player = i18n.term(lang, params["player"])
+        params["player"] = player[:1].upper() + player[1:]
+    return i18n.t(lang, key, **params)
 
 
 def render_page(template: str, **context) -> Response:
