@@ -132,6 +132,7 @@ def test_a_read_only_database_starts_read_only_shows_the_games_and_says_why(tmp_
             assert page.status == 200 and want in _text(page), path
         view = phones["blue"].view(gid)                 # the game is shown as it was
         assert view["seq"] == events[-1][1]
+        assert view["storage"] == {"key": "storage_read_only", "path": str(db)}   # and the view says why (issue 31)
         mine = phones[view["to_act"]].view(gid)
         r = phones[view["to_act"]].post(f"/api/games/{gid}/actions", dict(choose(mine, random.Random(1)),
                                                                            expect_seq=mine["seq"]))
