@@ -54,13 +54,16 @@
   }
 
   function claim(view) {
-    var me = view.you && view.you.color, c = view.host_claim, open = view.phase === "lobby" || view.phase === "playing";
-    var canClaim = open && !!me && !view.host && view.host_away && !c;
-    M.show($("claim"), open && (canClaim || !!c));
+    // Each claimer types its own code: another player's claim never hides this one's.
+    var me = view.you && view.you.color, claims = view.host_claims || [], open = view.phase === "lobby" || view.phase === "playing";
+    var mine = !!me && claims.indexOf(me) >= 0, other = claims.filter(function (c) { return c !== me; })[0];
+    var canClaim = open && !!me && !view.host && view.host_away && !mine;
+    M.show($("claim"), open && (canClaim || claims.length > 0));
     M.show($("claim-host"), canClaim);
-    M.show($("approve-host"), !!c && !!me && c.color !== me);
-    M.show($("claim-code-form"), !!c && c.color === me);
-    $("claim-text").textContent = c ? tr("host_claimed", { color: colorName(c.color) }) : "";
+    M.show($("approve-host"), !!other && !!me);
+    M.show($("claim-code-form"), mine);
+    $("claim-text").textContent = claims.map(function (c) { return tr("host_claimed", { color: colorName(c) }); }).join(" ");
+    claim.other = other;
   }
 
   function codeForm(view) {
@@ -82,7 +85,9 @@
     var asked = !!chosen && view.seat_move_mine === chosen.color;
     M.show($("rescue-ask"), !!chosen && !!chosen.gone && !asked);
     M.show($("rescue-hint"), asked);
-    $("rescue-hint").textContent = asked ? tr(view.seat_move && view.seat_move.stage === "moving" ? "seat_move_wait" : "rescue_hint") : "";
+    var moving = !!view.seat_move && view.seat_move.stage === "moving" && view.seat_move.color === chosen.color;
+    $("rescue-hint").textContent = !asked ? "" : moving ? tr("seat_move_wait") :
+      view.seat_move_ask ? tr("rescue_hint_ask", { ask: view.seat_move_ask }) : tr("rescue_hint");
   }
 
   function displayForm(view) {
@@ -154,7 +159,7 @@
   $("rematch-rotate").onclick = function () { send("/rematch", { rotate: true }); };
   $("rematch-keep").onclick = function () { send("/rematch", { rotate: false }); };
   $("claim-host").onclick = function () { send("/host/claim"); };
-  $("approve-host").onclick = function () { send("/host/approve", { color: P.view.host_claim.color }); };
+  $("approve-host").onclick = function () { send("/host/approve", { color: claim.other }); };
   $("claim-code-form").onsubmit = function (ev) {
     ev.preventDefault();
     send("/host/claim", { code: $("claim-code").value.trim() }).then(function (res) { if (res && res.ok) $("claim-code").value = ""; });

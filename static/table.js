@@ -188,20 +188,43 @@
       else if (p.seated && p.online === false) G.hostCountdown(ul.appendChild(el("li", "hostgone")), view);   // "In 1:40 a player can take over"
     });
     // A seat moving with the table's confirmation: the code (on the Pi's own screen only), then the notice.
-    var m = view.seat_move, sm = view.seat_move_code;
+    var m = view.seat_move, asks = view.seat_move_codes || [];
     M.show($("seat-move"), !!m);
     if (m) {
       var who = M.cap(M.term(m.color));
       $("seat-move-text").textContent = m.stage === "moving" ? M.tr("seat_move_title", { color: who }) :
         M.tr("seat_move_asked", { color: who });
-      M.show($("seat-move-code"), !!sm && m.stage === "code");
-      $("seat-move-ask").textContent = sm && m.stage === "code" ? M.tr("seat_move_code", { color: who }) : "";
-      $("seat-move-code").textContent = sm ? sm.code : "";
-      M.show($("seat-move-cancel"), !!kiosk);
+      $("seat-move-ask").textContent = asks.length ? M.tr("seat_move_code", { color: who }) : "";
+      seatAsks(view.id, asks);
+      M.show($("seat-move-cancel"), !!kiosk && m.stage === "moving");
     }
-    var claim = view.host_claim && view.host_claim_code;
-    M.show($("claim-code"), !!claim);
-    $("claim-code").textContent = claim ? tr("table_claim_code", { color: M.cap(M.term(view.host_claim.color)), code: view.host_claim_code }) : "";
+    // Every claim for the host role, each with its own code (on the Pi's own screen only).
+    var claims = view.host_claim_codes || {}, box = $("claim-code");
+    box.textContent = "";
+    Object.keys(claims).forEach(function (c) {
+      box.appendChild(el("p", "", tr("table_claim_code", { color: M.cap(M.term(c)), code: claims[c] })));
+    });
+    M.show(box, Object.keys(claims).length > 0);
+  }
+
+  /* Each phone asking for a gone seat: its number (its own screen shows it too), its code, when it last sat at
+     this table, and a button that turns it down (that phone then waits before it may ask again). */
+  function seatAsks(id, asks) {
+    var ul = $("seat-asks");
+    ul.textContent = "";
+    asks.forEach(function (a) {
+      var li = el("li", "ask");
+      li.appendChild(el("span", "", tr("seat_ask_line", { ask: a.ask, color: M.cap(M.term(a.color)), code: "" })));
+      li.appendChild(el("span", "code big", a.code));
+      li.appendChild(el("span", "when", a.played ? tr("seat_ask_played", { date: new Date(a.played * 1000).toLocaleDateString(M.S.lang) }) : tr("seat_ask_new")));
+      var no = el("button", "btn", tr("seat_ask_cancel"));
+      no.type = "button";
+      no.onclick = function () {
+        M.api("POST", "/api/games/" + encodeURIComponent(id) + "/seats/" + a.color + "/rescue/cancel", { ask: a.ask });
+      };
+      li.appendChild(no);
+      ul.appendChild(li);
+    });
   }
 
   // The server works the join URL out at each poll: a Pi that gets its address late shows the right code.

@@ -69,17 +69,28 @@ def test_a_gone_phone_s_seat_moves_with_the_table_s_code_and_the_returning_phone
     fresh.page.wait_for_selector("#code-form:not([hidden])")
     fresh.press('#code-colors button:has(.c-white)')
     fresh.page.wait_for_selector("#rescue-ask:not([hidden])", timeout=15000)
+    # A stranger asks for the seat first (issue 31): its ask stands beside the player's, and holds nothing.
+    stranger = devices(server, name="stranger")
+    stranger.goto(f"/g/{gid}")
+    assert stranger.api("POST", f"/api/games/{gid}/seats/white/rescue", {})[0] == 200
     fresh.press("#rescue-ask")
-    wait_text(fresh, "#rescue-hint", "Type the code the table display shows.")
-    # The code is on the Pi's screen only; every phone says a new phone asks for the seat.
+    wait_text(fresh, "#rescue-hint", "Your ask is number 2: type the code the table display shows beside it.")
+    # The codes are on the Pi's screen only, each under its ask's number; every phone says a new phone asks.
     wait_text(table, "#seat-move-ask", "Move White's seat to a new phone? Type this code on that phone:")
-    table.page.wait_for_selector("#seat-move-code:not([hidden])")
+    wait_text(table, "#seat-asks li:nth-child(2)", "Ask 2 for White's seat")
+    assert "never sat at this table" in table.text("#seat-asks li:nth-child(2)")
     for d in (host, red):
         wait_text(d, "#seat-move-text", "A new phone asks for White's seat: the code is on the table display.")
-        assert "seat_move_code" not in d.view(gid)
+        assert "seat_move_code" not in d.view(gid) and "seat_move_codes" not in d.view(gid)
     shots(table, "table-seat-move-code", table=True)
-    code = table.text("#seat-move-code").strip()
+    shots(fresh, "phone-seat-move-number", at="#code-form")
+    code = table.text("#seat-asks li:nth-child(2) .code").strip()
     assert len(code) == 6
+    # The table turns the stranger's ask down on the Pi's screen: only the player's stays.
+    table.page.click("#seat-asks li:nth-child(1) button")
+    table.page.wait_for_function("() => document.querySelectorAll('#seat-asks li').length === 1")
+    assert table.text("#seat-asks .code").strip() == code
+    assert stranger.api("POST", f"/api/games/{gid}/seats/white/rescue", {})[0] == 429
     fresh.page.fill("#code-value", "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY")
     fresh.press("#code-form button[type=submit]")
     wait_text(fresh, "#msg", "That code is wrong")
@@ -106,8 +117,8 @@ def test_a_gone_phone_s_seat_moves_with_the_table_s_code_and_the_returning_phone
     fresh.page.wait_for_selector("#rescue-ask:not([hidden])", timeout=15000)
     fresh.press("#rescue-ask")
     wait_text(table, "#seat-move-ask", "Type this code")
-    table.page.wait_for_selector("#seat-move-code:not([hidden])")
-    code = table.text("#seat-move-code").strip()
+    table.page.wait_for_selector("#seat-asks .code")
+    code = table.text("#seat-asks .code").strip()
     fresh.page.fill("#code-value", code)
     fresh.press("#code-form button[type=submit]")
     wait_text(fresh, "#seat-move-text", "the seat moves here in a few seconds")
