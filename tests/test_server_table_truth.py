@@ -365,3 +365,96 @@ def test_a_lost_action_is_told_in_the_json_and_socket_views_too(tmp_path):
     finally:
         server.kill()
 
+
+
+# -- every flow above in one evening, every device capturing --
+
+def test_every_flow_of_issue_31_keeps_every_card_with_its_seat(start_server, at):
+    """A physical deal with a probe and a removed seat (a clash), a kiosk cookie used from another address, a
+    gone seat taken back through a stranger's 50 ms script, two host claims, a restart: every answer and socket
+    message each device got before the end holds no card but its own seat's (test_server_secrets.check_device)."""
+    from test_server_secrets import check_device, play_capturing
+
+    server = start_server(env=AWAY_1S)
+    rng = random.Random("issue 31")
+    colors = ["blue", "red", "white"]
+    ph = {c: at(server, f"127.0.0.{170 + i}", c) for i, c in enumerate(colors)}
+    stranger, thief, white2 = (at(server, "127.0.0.180", ""), at(server, "127.0.0.181", ""),
+                               at(server, "127.0.0.182", "white"))
+    pi = pi_screen(server)
+    pi.capture = True
+    gid = create_game(ph["blue"], colors + ["gray"], mode="family", deal="physical")
+    base = f"/api/games/{gid}/seats"
+    for c, p in ph.items():
+        assert p.post(f"{base}/{c}", {"name": f"P-{c}"}).status == 200
+        p.ws(gid)
+    for p in (stranger, pi):
+        p.ws(gid)
+    cards = dict(zip(colors, (a for a, _ in deal("family", 3, rng))))
+    # Red probes white's card; gray never sits and the host removes it: the entries are checked then.
+    for c in colors:
+        assert _enter(ph, gid, c, cards["white"] if c == "red" else cards[c]).status == 200
+    r = ph["blue"].post(f"{base}/gray/remove")
+    assert r.json["notice"] == {"key": "notice_cards_clash", "seq": r.json["seq"]}
+    ph["red"].seen.clear()   # red saw white's card only as its own typed entry
+    for c in colors:
+        assert _enter(ph, gid, c, cards[c]).status == 200
+    assert ph["blue"].post(f"/api/games/{gid}/start").status == 200
+    play(gid, ph, rng, max_actions=4)
+    # The Pi's cookie, used from another address, is a plain device.
+    thief.adopt(pi)
+    steal = {"Cookie": pi.cookie_header()}
+    thief.ws(gid)
+    assert thief.get(f"/api/games/{gid}", headers=steal).json["host"] is False
+    refused(thief.post(f"/api/games/{gid}/undo", headers=steal), 403, "not_host")
+    # White's phone goes; a stranger's script asks for the seat every 50 ms; white's player takes it back.
+    for s in ph["white"].sockets:
+        s.close()
+    time.sleep(1.3)
+    script = Script(stranger, f"{base}/white/rescue")
+    script.start()
+    try:
+        number = white2.post(f"{base}/white/rescue").json["seat_move_ask"]
+        code = _pi_code(pi, gid, "seat_move_codes", lambda a: a["ask"] == number)
+        assert white2.post(f"{base}/white/rescue", {"code": code}).status == 200
+        deadline = time.monotonic() + 30
+        while "you" not in white2.view(gid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        script.stop()
+    white2.ws(gid)
+    phones = dict(ph, white=white2)
+    # The host's phone goes; red's script claims the role every 50 ms while white claims with its own code.
+    for s in ph["blue"].sockets:
+        s.close()
+    time.sleep(1.3)
+    script = Script(ph["red"], f"/api/games/{gid}/host/claim")
+    script.start()
+    try:
+        assert white2.post(f"/api/games/{gid}/host/claim").status == 200
+        code, deadline = None, time.monotonic() + 10
+        while code is None and time.monotonic() < deadline:
+            code = (pi.view(gid).get("host_claim_codes") or {}).get("white")
+        assert white2.post(f"/api/games/{gid}/host/claim", {"code": code}).json["host"] is True
+    finally:
+        script.stop()
+    # A restart: every seat offline until its phone's socket opens again; then play to the end.
+    server.kill()
+    server.start()
+    assert Phone(server).view(gid)["offline"] == colors
+    for p in [*phones.values(), stranger, thief, pi]:
+        p.ws(gid)
+    final = play_capturing(gid, phones, rng, probes=False)
+    assert final["phase"] == "finished"
+    revealed = {c: v["area"] for c, v in final["revealed"].items()}
+    assert revealed == cards
+    time.sleep(0.5)
+    whole = {c: (a, None) for c, a in cards.items()}
+    seen = 0
+    for who, p in [*ph.items(), ("white", white2), ("", stranger), ("", thief), ("", pi)]:
+        before, _ = check_device(who or "nobody", whole.get(who, (None, None)),
+                                 {c: v for c, v in whole.items() if c != who}, p.seen)
+        assert before > 0, who
+        seen += before
+    print(f"{seen} answers and socket messages before the end, 0 with a card outside its seat")
+    pi.close()
