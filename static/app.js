@@ -104,7 +104,9 @@ var M = (function () {
 
   /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
   function live(gameId, viewed, onState) {
-    function onView(view) { storageNotice(view); viewed(view); }
+    // `fresh`: a new socket's first view, the server's state now. It is taken even when its count is below the
+    // page's: after a restart that lost an action, the page must not keep showing what is no longer so.
+    function onView(view, fresh) { storageNotice(view); viewed(view, fresh); }
     var ws = null, seq = -1, delay = 500, timer = null, alive = false, closedByUs = false;
     function setAlive(on) { var changed = alive !== on; alive = on; if (changed) onState(on); }   // not at every message
     function open() {
@@ -119,6 +121,7 @@ var M = (function () {
         if (early) { try { early.ws.close(); } catch (e) { /* gone already */ } }
         try { sock = ws = new WebSocket(url); } catch (e) { retry(); return; }
       }
+      var first = true;
       sock.onopen = function () { delay = 500; };
       sock.onmessage = function (ev) {
         if (ws !== sock) return;
@@ -127,7 +130,8 @@ var M = (function () {
         if (!view || typeof view !== "object") return;
         if (typeof view.seq === "number") seq = view.seq;
         setAlive(true);
-        onView(view);
+        onView(view, first);
+        first = false;
       };
       sock.onclose = function () {
         if (ws !== sock) return;

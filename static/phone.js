@@ -13,10 +13,10 @@
 
   function say(text, good) { var m = $("msg"); m.textContent = text || ""; m.className = "msg" + (good ? " good" : ""); }
 
-  function take(next) {
+  function take(next, fresh) {
     if (!next || typeof next !== "object" || !next.phase) return;
     if (next.phase === "board") { location.replace("/score/" + encodeURIComponent(gameId)); return; }   // its own page
-    if (view && typeof next.seq === "number" && typeof view.seq === "number" && next.seq < view.seq) return;
+    if (!fresh && view && typeof next.seq === "number" && typeof view.seq === "number" && next.seq < view.seq) return;
     var moved = !view || next.seq !== view.seq;
     view = next;
     if (moved) { picked = null; value = null; toast(""); }   // a refusal is stale once the game moved on

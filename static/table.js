@@ -167,9 +167,9 @@
     s.classList.toggle("turnbanner", view.phase === "playing" && !!view.to_act);
   }
 
-  function take(next) {
+  function take(next, fresh) {
     if (!next || !next.phase) return;
-    if (view && next.seq < view.seq && next.id === view.id) return;
+    if (!fresh && view && next.seq < view.seq && next.id === view.id) return;   // fresh: a new socket's first view
     view = next;
     if (view.next_game) { follow(view.next_game); poll(); }   // a rematch: the table moves with the phones
     else render();

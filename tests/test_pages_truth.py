@@ -27,6 +27,8 @@ def test_a_page_that_only_reconnects_is_told_of_a_lost_action(start_server, devi
     lost = _bid_last(gid, phones, rng)
     for d in (watcher, table):
         d.wait_seq(seq + 1)
+    piece = watcher.bids().get(lost["bid"])
+    assert piece == lost["player"][0].upper() + str(lost["value"]), piece   # the bid on the map
     server.kill()   # a power cut: the pages stay open and reconnect by themselves
     _damage_last_wal_frame(Path(server.db))
     server.start()
@@ -34,6 +36,11 @@ def test_a_page_that_only_reconnects_is_told_of_a_lost_action(start_server, devi
             f"storage was damaged: play it again.")
     for d in (watcher, table):
         wait_text(d, "#storage", want, timeout=30000)
+    # The page shows the game as it is now, without the lost bid (its count went back by one).
+    now = phones["blue"].view(gid)["seq"]
+    assert now == seq
+    watcher.page.wait_for_function("n => +document.getElementById('app').dataset.seq === n", arg=now)
+    assert watcher.bids().get(lost["bid"]) != piece
     shots_at(watcher, "storage-lost-phone", [(390, 844), (320, 568)])
     shots_at(table, "storage-lost-table", [(1920, 1080), (1280, 720)])
     # Played again: the notice goes from the open pages too.
