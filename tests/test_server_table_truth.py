@@ -263,7 +263,7 @@ def test_a_second_host_claim_never_voids_the_first_claimers_code(start_server, a
     time.sleep(1.2)   # no phone has a socket: the host has been gone a second
     script = Script(ph["gray"], f"/api/games/{gid}/host/claim")
     script.start()
-    took = []
+    took, contended = [], 0
     try:
         for i in range(10):
             claimer = ("red", "white", "blue")[i % 3]
@@ -275,15 +275,17 @@ def test_a_second_host_claim_never_voids_the_first_claimers_code(start_server, a
             while code is None and time.monotonic() < deadline:
                 code = (pi.view(gid).get("host_claim_codes") or {}).get(claimer)
                 time.sleep(0.05)
+            contended += "gray" in pi.view(gid)["host_claim_codes"]   # the script's claim stands beside it
             r = ph[claimer].post(f"/api/games/{gid}/host/claim", {"code": code})
             assert r.status == 200 and r.json["host"] is True, r
             took.append(time.monotonic() - t0)
             time.sleep(1.1)   # the new host's phone (no socket) is gone a second later
     finally:
         script.stop()
-    assert len(took) == 10 and max(took) < 60, took
+    assert len(took) == 10 and max(took) < 60 and contended == 10, (took, contended)
     hosts = [json.loads(b).get("color") for _, _, kind, b in server.events(gid) if kind == "host"]
     assert hosts == [("red", "white", "blue")[i % 3] for i in range(10)]
+    print(f"10 of 10 host claims through a 50 ms script; slowest {max(took):.1f} s")
     pi.close()
 
 
