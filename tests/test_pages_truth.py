@@ -50,3 +50,39 @@ def test_a_page_that_only_reconnects_is_told_of_a_lost_action(start_server, devi
     assert r.status == 200, r
     for d in (watcher, table):
         hidden(d, "#storage")
+
+
+def test_a_clash_is_told_on_every_screen_naming_nobody_and_the_second_hands_the_deal_to_the_app(start_server, devices):  # noqa: F811
+    server = start_server()
+    colors = ["blue", "red", "white"]
+    ph = {c: devices(server, name=c) for c in colors}
+    status, data = ph["blue"].api("POST", "/api/games", {"mode": "family", "players": colors, "deal": "physical",
+                                                         "removed_districts": ["west"]})
+    gid = data["id"]
+    for c, d in ph.items():
+        assert d.api("POST", f"/api/games/{gid}/seats/{c}", {"name": c.capitalize()})[0] == 200
+        d.goto(f"/g/{gid}")
+    table = devices(server, table=True)
+    table.goto(f"http://localhost:{server.port}/table")
+    entries = {"blue": "bridges", "red": "bridges", "white": "lakes"}   # red types blue's card
+    for c, area in entries.items():
+        assert ph[c].api("POST", f"/api/games/{gid}/seats/{c}/cards", {"area": area})[0] == 200
+    said = "One card was entered twice: every entry is cleared. Everyone, check your cards and enter them again."
+    for d in (*ph.values(), table):
+        wait_text(d, "#notice", said)
+    for d in ph.values():
+        d.page.wait_for_selector("#cards-form:not([hidden])")
+        for other in ("Blue", "Red", "White"):
+            assert other not in d.text("#notice")
+    shots_at(ph["white"], "phone-cards-clash", [(390, 844), (320, 568)])
+    shots_at(table, "table-cards-clash", [(1920, 1080), (1280, 720)])
+    for c, area in entries.items():
+        assert ph[c].api("POST", f"/api/games/{gid}/seats/{c}/cards", {"area": area})[0] == 200
+    for d in (*ph.values(), table):
+        wait_text(d, "#notice", "the app deals the secret cards now")
+    for d in ph.values():
+        hidden(d, "#cards-form")
+    shots_at(ph["red"], "phone-cards-app-deals", [(390, 844), (320, 568)])
+    assert ph["blue"].api("POST", f"/api/games/{gid}/start", {})[0] == 200
+    for d in ph.values():
+        d.wait_phase("playing")
