@@ -70,26 +70,33 @@ def _enter(ph, gid, color, area):
     return ph[color].post(f"/api/games/{gid}/seats/{color}/cards", {"area": area})
 
 
-@pytest.mark.parametrize("when", ["first", "last"])
+@pytest.mark.parametrize("when", ["first", "last", "removed"])
 def test_a_seat_entering_each_other_card_in_turn_learns_no_holder(server, at, when):
     """Blue enters red's card, then white's, then gray's (each in a lobby of its own, where the others enter
-    their real cards): whatever blue and the table are told is the same whoever holds the card, and names no
-    seat and no card. Rulebook: "Each player receives ... one Objective card" that the others do not see."""
+    their real cards), first, last, or before the host removes the last seat without cards: whatever blue and
+    the table are told is the same whoever holds the card, and names no seat and no card. Rulebook: "Each
+    player receives ... one Objective card" that the others do not see."""
     real = dict(zip(COLORS, (a for a, _ in deal("family", 4, random.Random(31)))))
+    holders = ("red", "white") if when == "removed" else ("red", "white", "gray")
     told = {}
-    for i, holder in enumerate(("red", "white", "gray")):
-        gid, ph = _lobby(server, at, 30 + 4 * i + (0 if when == "first" else 12))
-        order = ["blue"] + [c for c in COLORS if c != "blue"] if when == "first" else \
-            [c for c in COLORS if c != "blue"] + ["blue"]
+    for i, holder in enumerate(holders):
+        seated = COLORS[:3] if when == "removed" else COLORS
+        gid, ph = _lobby(server, at, 30 + 4 * i + {"first": 0, "last": 12, "removed": 24}[when], seated)
+        others = [c for c in seated if c != "blue"]
+        order = ["blue"] + others if when == "first" else others + ["blue"]
         answers = {}
         for c in order:
             r = _enter(ph, gid, c, real[holder] if c == "blue" else real[c])
             assert r.status == 200, r
             answers[c] = r.json
-        views = {c: ph[c].view(gid) for c in COLORS}
+        if when == "removed":
+            r = ph["blue"].post(f"/api/games/{gid}/seats/gray/remove")
+            assert r.status == 200, r
+            answers["remove"] = r.json
+        views = {c: ph[c].view(gid) for c in seated}
         notice = views["red"]["notice"]
         assert notice["key"] == "notice_cards_clash" and set(notice) == {"key", "seq"}, notice
-        assert [p["cards_entered"] for p in views["red"]["players"]] == [False] * 4
+        assert [p["cards_entered"] for p in views["red"]["players"]] == [False] * len(seated)
         told[holder] = (plain(answers, gid), plain(views, gid))
         # Nothing blue got outside its own `you` names a card but the one it typed itself.
         for _, _, _, body in ph["blue"].seen:
@@ -97,7 +104,7 @@ def test_a_seat_entering_each_other_card_in_turn_learns_no_holder(server, at, wh
             doc.pop("you", None)
             text = json.dumps(doc)
             assert not [a for a in real.values() if f'"{a}"' in text], doc
-    for holder in ("white", "gray"):
+    for holder in holders[1:]:
         assert told[holder] == told["red"], differences(told["red"], told[holder])
 
 
