@@ -154,6 +154,7 @@ class Game(BoardEvents):
         self.from_game = body.get("from")
         if body.get("board"):
             self.board = new_board(self.mode, [Seat(c) for c in self.colors], self.removed)
+            self.names.update(body.get("names") or {})   # named as the colours sat down at the table
         for color, (name, holder) in (body.get("seats") or {}).items():
             self.devices[color], self.names[color] = holder, name
 
@@ -774,7 +775,8 @@ class Table(BoardRequests):
             return self._commit(game, "host", {}, device)
 
     def claim_host(self, gid: str, code: Optional[str], device: str, address: str = "") -> str:
-        """A seated player asks for the role of a host long gone; the table confirms (code or another player)."""
+        """A seated player asks for the role of a host long gone; the table confirms (code or another player),
+        or, with no other player seated to confirm, the host-away wait alone does."""
         game = self.get(gid)
         with game.lock:
             color = self._seated(game, device)
@@ -783,6 +785,9 @@ class Table(BoardRequests):
             if self.hub.away_for(game.id, game.host) < self.host_away:
                 raise Refused(409, "host_here", seconds=int(self.host_away))
             claim = game.host_claim
+            if code is None and not any(c != color and d != game.host for c, d in game.devices.items()):
+                # Nobody else seated could confirm (a 2-player table whose host is gone): the wait is the check.
+                return self._commit(game, "host", {"color": color, "confirmed": "wait"}, device)
             if code is None:
                 if claim is None or claim["color"] != color or claim["code"].expired:
                     game.host_claim = {"color": color, "code": Code.fresh(device)}

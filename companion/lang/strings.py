@@ -302,7 +302,7 @@ UI = {
     "take_seat": "Take the seat",
     "make_host": "Make host",
     "claim_host": "Claim the host role",
-    "host_claimed": "{color} asks for the host role: another player confirms, or {color} types the code on the table display.",
+    "host_claimed": "{color} asks for the host role: another player confirms, or the code shown on the table display is typed on {color}'s phone.",
     "approve": "Confirm",
     "table_claim_code": "{color} asks for the host role. Code: {code}",
     "pass_for": "Pass for {color}",
