@@ -310,6 +310,7 @@ UI = {
     "give_seat": "Code for a new phone",
     "abandon": "Abandon the game",
     "abandon_confirm": "Abandon game {game}? It ends here for everyone; its record keeps the moves so far.",
+    "abandon_lobby_confirm": "Abandon game {game} before it starts? Every phone in it is told; nothing was played.",
     "rematch": "Rematch",
     "rotate_start": "Next player starts",
     "keep_start": "Same start player",
