@@ -88,6 +88,15 @@ def test_a_board_s_colours_are_named_when_it_is_set_up_and_checked_like_seats(se
     assert create["names"] == {"blue": "Ana", "red": "Bo"}
 
 
+def test_a_board_s_names_survive_a_restart(start_server, phone):
+    server = start_server()
+    host = phone(server)
+    gid = new_board(host, ("blue", "red"), names={"blue": "Ana", "red": "Bo"})
+    server.kill()
+    again = start_server(db=server.db)
+    assert [p["name"] for p in phone(again).view(gid)["players"]] == ["Ana", "Bo"]
+
+
 # -- 3. no stale call-over card after an abandon --
 
 def test_after_an_abandon_no_screen_shows_the_last_call_over_card(server, phone):
