@@ -785,8 +785,11 @@ class Table(BoardRequests):
             if self.hub.away_for(game.id, game.host) < self.host_away:
                 raise Refused(409, "host_here", seconds=int(self.host_away))
             claim = game.host_claim
-            if code is None and not any(c != color and d != game.host for c, d in game.devices.items()):
-                # Nobody else seated could confirm (a 2-player table whose host is gone): the wait is the check.
+            if (code is None and game.phase == "playing"
+                    and not any(c != color and d != game.host for c, d in game.devices.items())):
+                # Nobody else seated could confirm (a 2-player game whose host is gone): the wait is the check. Only
+                # once started, where a seat is had only with its cards' own code or the table's: a lobby seat is
+                # free to anyone on the network, and a stranger sitting down must not take a lobby's host role.
                 return self._commit(game, "host", {"color": color, "confirmed": "wait"}, device)
             if code is None:
                 if claim is None or claim["color"] != color or claim["code"].expired:

@@ -162,6 +162,24 @@ def test_in_a_two_player_game_the_other_player_takes_the_host_role_after_the_hos
     assert v["host"] is False and v["you"]["color"] == "blue" and v["host_color"] == "red"
 
 
+def test_in_a_lobby_a_lone_seated_device_does_not_take_a_gone_host_s_role_alone(start_server, phone):
+    """A lobby seat is free to any device on the network: sitting down next to a gone host must not make one host."""
+    server = start_server(env=FAST_AWAY)
+    host, stranger = phone(server), phone(server)
+    gid = create_game(host, ["red", "blue"])
+    assert host.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
+    hsock = host.ws(gid)
+    assert stranger.post(f"/api/games/{gid}/seats/red", {"name": "Eve"}).status == 200
+    ssock = stranger.ws(gid)
+    wait_for(ssock, lambda v: True)
+    hsock.close()
+    wait_for(ssock, lambda v: v["host_away"], timeout=10)
+    n = server.event_count()
+    r = stranger.post(f"/api/games/{gid}/host/claim")
+    assert r.status == 200 and r.json["host"] is False and r.json["host_claim"] == {"color": "red"}, r
+    assert server.event_count() == n      # a claim only: the table display's code is still needed here
+
+
 def test_with_a_third_player_seated_a_claim_still_waits_for_a_confirmation(start_server, phone):
     server = start_server(env=FAST_AWAY)
     host, red, white = phone(server), phone(server), phone(server)
