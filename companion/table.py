@@ -775,22 +775,18 @@ class Table(BoardRequests):
             return self._commit(game, "host", {}, device)
 
     def claim_host(self, gid: str, code: Optional[str], device: str, address: str = "") -> str:
-        """A seated player asks for the role of a host long gone; the table confirms (code or another player),
-        or, with no other player seated to confirm, the host-away wait alone does."""
+        """A seated player asks for the role of a host long gone; the table confirms (code or another player)."""
         game = self.get(gid)
         with game.lock:
             color = self._seated(game, device)
             if device == game.host:
                 raise Refused(409, "already_host")
+            if code is None and self._nobody_to_confirm(game, color):
+                # A 2-player game whose host is gone: the host-away wait alone is the check (docs/API.md).
+                return self._commit(game, "host", {"color": color, "confirmed": "wait"}, device)
             if self.hub.away_for(game.id, game.host) < self.host_away:
                 raise Refused(409, "host_here", seconds=int(self.host_away))
             claim = game.host_claim
-            if (code is None and game.phase == "playing"
-                    and not any(c != color and d != game.host for c, d in game.devices.items())):
-                # Nobody else seated could confirm (a 2-player game whose host is gone): the wait is the check. Only
-                # once started, where a seat is had only with its cards' own code or the table's: a lobby seat is
-                # free to anyone on the network, and a stranger sitting down must not take a lobby's host role.
-                return self._commit(game, "host", {"color": color, "confirmed": "wait"}, device)
             if code is None:
                 if claim is None or claim["color"] != color or claim["code"].expired:
                     game.host_claim = {"color": color, "code": Code.fresh(device)}
@@ -1022,6 +1018,13 @@ class Table(BoardRequests):
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
             return to_record(game.state.setup, game.actions)
+
+    def _nobody_to_confirm(self, game: Game, color: str) -> bool:
+        """A host claim nobody else could confirm, past the host-away wait: no other seat is held but the gone host's.
+        Only in a game being played, where a seat is had only with its own code or the table's: a lobby seat is
+        free to any device on the network, and a stranger sitting down must not take a lobby's host role."""
+        return (game.phase == "playing" and self.hub.away_for(game.id, game.host) >= self.host_away
+                and not any(c != color and d != game.host for c, d in game.devices.items()))
 
     def _host_only(self, game: Game, device: str) -> None:
         if not game.can_host(device):
