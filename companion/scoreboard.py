@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from companion.game.board_entry import hold, new_board, place, reveal, set_tokens, tally, to_state
+from companion.game.board_entry import check_unique, hold, new_board, place, reveal, set_tokens, tally, to_state
 from companion.game.errors import RuleError
 from companion.game.setup import check_colors, check_mode, check_removed
 from companion.game.state import Seat, State
@@ -18,6 +18,18 @@ from companion.game.state import Seat, State
 def _refused(status: int, key: str, **params) -> Exception:
     from companion.table import Refused   # table.py mixes these classes in: imported when first needed
     return Refused(status, key, **params)
+
+
+def _check_names(names: dict, colors) -> dict:
+    """Names given as the colours sat down (already cleaned): each for a colour at this table, no two alike."""
+    from companion.names import same
+    for color in names:
+        if color not in colors:
+            raise _refused(404, "no_seat", color=color)
+    given = list(names.values())
+    if any(same(a, b) for i, a in enumerate(given) for b in given[i + 1:]):
+        raise _refused(409, "name_taken")
+    return {c: names[c] for c in colors if c in names}
 
 
 class BoardEvents:
@@ -65,6 +77,9 @@ class BoardRequests:
         new_board(mode, [Seat(c) for c in colors], removed)
         body = {"board": True, "mode": mode, "players": list(colors), "removed_districts": sorted(removed),
                 "tokens": {}, "deal": "board", "layout": "board"}
+        names = options.get("names") or {}
+        if names:
+            body["names"] = _check_names(names, colors)
         return self.create_from(body, device)
 
     def _board_game(self, gid: str):
@@ -117,8 +132,11 @@ class BoardRequests:
         game = self._board_game(gid)
         with game.lock:
             self._may_enter(game, device, color)
-            # Checked against the decks only, never against another player's cards (that would tell them).
             reveal(game.board, color, area, hood)
+            # A card entered for two colours is refused now, to this device only, naming the entry to check. It
+            # tells this phone what another colour entered: the game is over on the board, and its cards are laid
+            # face up to be scored (the tally shows them all a moment later).
+            check_unique(game.board, color, area, hood)
             return self._commit(game, "secret", {"color": color, "area": area, "neighborhood": hood}, device)
 
     def name_colour(self, gid: str, color: str, name: str, device: str) -> str:

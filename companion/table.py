@@ -164,6 +164,7 @@ class Game(BoardEvents):
         self.from_game = body.get("from")
         if body.get("board"):
             self.board = new_board(self.mode, [Seat(c) for c in self.colors], self.removed)
+            self.names.update(body.get("names") or {})   # named as the colours sat down at the table
         for color, (name, holder) in (body.get("seats") or {}).items():
             self.devices[color], self.names[color] = holder, name
 
@@ -875,6 +876,9 @@ class Table(BoardRequests):
             color = self._seated(game, device)
             if device == game.host:
                 raise Refused(409, "already_host")
+            if code is None and self._nobody_to_confirm(game, color):
+                # A 2-player game whose host is gone: the host-away wait alone is the check (docs/API.md).
+                return self._commit(game, "host", {"color": color, "confirmed": "wait"}, device)
             if self.hub.away_for(game.id, game.host) < self.host_away:
                 raise Refused(409, "host_here", seconds=int(self.host_away))
             held = game.host_claims.get(color)
@@ -1122,6 +1126,13 @@ class Table(BoardRequests):
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
             return to_record(game.state.setup, game.actions)
+
+    def _nobody_to_confirm(self, game: Game, color: str) -> bool:
+        """A host claim nobody else could confirm, past the host-away wait: no other seat is held but the gone host's.
+        Only in a game being played, where a seat is had only with its own code or the table's: a lobby seat is
+        free to any device on the network, and a stranger sitting down must not take a lobby's host role."""
+        return (game.phase == "playing" and self.hub.away_for(game.id, game.host) >= self.host_away
+                and not any(c != color and d != game.host for c, d in game.devices.items()))
 
     def _host_only(self, game: Game, device: str) -> None:
         if not game.can_host(device):

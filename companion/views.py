@@ -85,8 +85,8 @@ def public(game) -> dict:
         view["could_outbid"] = list(could_outbid(st))
         view["passed"] = [st.colors[i] for i in sorted(st.passed)]
         # After an undo the undo's own notice is the card: undoing a call's opening bid must not bring back
-        # the card of the call before it.
-        if not st.call and game.recent and "ended" in game.recent[-1] and not game.undone:
+        # the card of the call before it. An abandoned game has no next call to prepare: no card.
+        if not st.call and game.recent and "ended" in game.recent[-1] and not game.undone and not game.abandoned:
             view["call_over"] = dict(game.recent[-1]["ended"], seq=game.seq, to_act=st.to_act_color)
         if st.last_call:
             lc = st.last_call

@@ -43,7 +43,7 @@
 
   function ended(view) {
     var gone = view.phase === "abandoned";
-    M.show($("abandoned"), gone);
+    M.show($("abandoned"), gone && !!view.start_player);   // a lobby abandoned has no record: no empty box
     if (gone) {
       var a = $("abandoned-record");
       M.show(a, !!view.start_player);
@@ -66,10 +66,14 @@
     claim.other = other;
   }
 
+  var codeOpen = false;   /* the watcher tapped "Take a seat with a code" */
   function codeForm(view) {
-    var show = !view.you && view.phase !== "abandoned" && view.phase !== "finished" &&
+    var offer = !view.you && view.phase !== "abandoned" && view.phase !== "finished" &&
       (view.phase !== "lobby" || view.players.every(function (p) { return p.name; }));
+    var show = offer && codeOpen;
+    M.show($("code-open"), offer && !codeOpen);
     M.show($("code-form"), show);
+    if (!offer) codeOpen = false;
     if (!show) return;
     var box = $("code-colors");
     box.textContent = "";
@@ -155,6 +159,14 @@
   $("pass-for").onclick = function () { send("/pass-for", { expect_seq: P.view.seq }); };
   $("abandon").onclick = function () {
     if (window.confirm(tr("abandon_confirm", { game: P.view.id }))) send("/abandon", { confirm: P.view.id });
+  };
+  $("abandon-lobby").onclick = function () {
+    if (window.confirm(tr("abandon_lobby_confirm", { game: P.view.id }))) send("/abandon", { confirm: P.view.id });
+  };
+  $("code-open").onclick = function () {
+    codeOpen = true;
+    $("code-open").setAttribute("aria-expanded", "true");
+    codeForm(P.view);
   };
   $("rematch-rotate").onclick = function () { send("/rematch", { rotate: true }); };
   $("rematch-keep").onclick = function () { send("/rematch", { rotate: false }); };

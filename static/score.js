@@ -18,18 +18,33 @@
     return b;
   }
 
-  if (!gameId) { newBoard(); return; }
+  if (!gameId) { $("conn").hidden = true; newBoard(); return; }   // no game yet: no live connection to wait for
 
   /* The first screen: the mode, the colours at the table, the districts out of play; the server checks them. */
   function newBoard() {
+    // A colour left out of the table asks no name; a colour at it asks its player's name now, not at the tally.
+    function names() {
+      [].forEach.call($("new").querySelectorAll("input[name=color]"), function (box) {
+        var input = $("new").querySelector("input[data-name=" + box.value + "]");
+        input.disabled = !box.checked;
+        input.required = box.checked;
+      });
+    }
+    [].forEach.call($("new").querySelectorAll("input[name=color]"), function (box) { box.addEventListener("change", names); });
+    names();
     $("new").addEventListener("submit", function (ev) {
       ev.preventDefault();
       var form = $("new");
       var body = {
         mode: form.querySelector("input[name=mode]:checked").value,
         players: [].map.call(form.querySelectorAll("input[name=color]:checked"), function (i) { return i.value; }),
-        removed_districts: [].map.call(form.querySelectorAll("input[name=removed]:checked"), function (i) { return i.value; })
+        removed_districts: [].map.call(form.querySelectorAll("input[name=removed]:checked"), function (i) { return i.value; }),
+        names: {}
       };
+      body.players.forEach(function (c) {
+        var v = form.querySelector("input[data-name=" + c + "]").value.trim();
+        if (v) body.names[c] = v;
+      });
       $("begin").disabled = true;
       M.api("POST", "/api/boards", body).then(function (res) {
         $("begin").disabled = false;
@@ -80,7 +95,11 @@
     box.textContent = "";
     view.players.forEach(function (p) {
       if (p.seated) return;
-      var b = button(" " + M.cap(term(p.color)), "", joinColor === p.color, function () { joinColor = p.color; render(); });
+      var b = button(" " + M.cap(term(p.color)) + (p.name ? " – " + p.name : ""), "", joinColor === p.color, function () {
+        joinColor = p.color;
+        if (p.name && !$("join-name").value) $("join-name").value = p.name;   // named when the board was set up
+        render();
+      });
       b.insertBefore(M.chip(p.color), b.firstChild);
       b.setAttribute("data-join", p.color);
       box.appendChild(b);
@@ -220,8 +239,12 @@
       list.forEach(function (card) {
         var b = button(field === "area" ? term(card) : M.cap(term(card)), "small", pick[field] === card, function () {
           pick[field] = card;
+          var color = pen;
           if (pick.area && (view.mode === "family" || pick.neighborhood))
-            post("/board/secret/" + pen, { area: pick.area, neighborhood: view.mode === "expert" ? pick.neighborhood : null });
+            post("/board/secret/" + color, { area: pick.area, neighborhood: view.mode === "expert" ? pick.neighborhood : null }).then(function (res) {
+              // Refused (a card entered for another colour): the pick goes back to what this phone has saved.
+              if (!res.ok) { var own = view.you && view.you.color === color ? view.you : {}; picks[color] = { area: own.area || null, neighborhood: own.neighborhood || null }; render(); }
+            });
           else render();
         });
         b.setAttribute("data-" + field, card);

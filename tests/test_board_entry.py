@@ -6,8 +6,8 @@ import pytest
 from games import BOARD, position, random_game, setup_for
 
 from companion.game import RuleError
-from companion.game.board_entry import (HEIGHTS, FinishedBoard, check_complete, hold, new_board, place, reveal,
-                                        set_tokens, tally, to_state)
+from companion.game.board_entry import (HEIGHTS, FinishedBoard, check_complete, check_unique, hold, new_board, place,
+                                        reveal, set_tokens, tally, to_state)
 from companion.game.errors import MESSAGES
 from companion.game.scoring import explain
 from companion.game.state import Seat
@@ -163,9 +163,17 @@ def test_the_tally_waits_for_a_board_that_can_end_a_game():
     # Tokens of a card's kind but nobody holds the card.
     assert any(fb.held(c)[1] for c in fb.colors)
     refused("board_card_nobody", tally, hold(fb, "subway", None), BOARD)
-    # Secret cards not all entered; a card entered twice is named only at the tally.
+    # Secret cards not all entered; a card entered twice: check_unique names it at entry (the server asks it before
+    # it appends), and the tally still refuses a log written before that check.
     missing = FinishedBoard(**{**fb.__dict__, "seats": (Seat(fb.seats[0].color),) + fb.seats[1:]})
     refused("board_cards_missing", tally, missing, BOARD)
+    first, second = fb.seats[0], fb.seats[1]
+    e = refused("board_area_twice", check_unique, fb, second.color, first.area, second.neighborhood)
+    assert e.params == {"color": second.color, "card": first.area, "other": first.color}
+    if fb.mode == "expert":
+        e = refused("board_neighborhood_twice", check_unique, fb, second.color, second.area, first.neighborhood)
+        assert e.params == {"color": second.color, "card": first.neighborhood, "other": first.color}
+    check_unique(fb, first.color, first.area, first.neighborhood)     # a colour's own entry again: no clash
     twice = reveal(fb, fb.colors[1], fb.seats[0].area, fb.seats[1].neighborhood)
     refused("duplicate_card", tally, twice, BOARD)
 

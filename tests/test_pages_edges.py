@@ -124,7 +124,7 @@ def test_a_watcher_arriving_mid_game_is_told_they_are_watching(start_server, dev
     watcher.wait_seq(view["seq"])
     assert watcher.text("#watching") == i18n.t("en", "spectator")
     top = watcher.page.evaluate("s => document.querySelector(s).getBoundingClientRect().top", "#watching")
-    code = watcher.page.evaluate("s => document.querySelector(s).getBoundingClientRect().top", "#code-form")
+    code = watcher.page.evaluate("s => document.querySelector(s).getBoundingClientRect().top", "#code-open")
     assert top < code and top < 568     # said first, on the first screen; the seat code comes after
     assert ann.page.is_hidden("#watching")
     shots(watcher, "phone-watching")

@@ -143,6 +143,7 @@ def test_a_seat_moves_to_a_fresh_browser_with_the_code_old_sees_no_cards_new_see
 
     fresh = devices(server, name="Bert again")
     fresh.goto(f"/g/{gid}")
+    fresh.press("#code-open")      # folded while every seat is taken (issue 30)
     fresh.page.wait_for_selector("#code-form:not([hidden])")
     fresh.press('#code-colors button:has(.c-red)')
     assert not fresh.visible("#code-name")      # the seat keeps its name

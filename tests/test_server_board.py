@@ -202,8 +202,11 @@ def test_a_phone_enters_its_own_colour_only_and_reads_no_other_secret(server, ph
     r = phones["blue"].post(f"/api/games/{gid}/board/buildings", {"neighborhood": BOARD.districts["west"][1], "color": "blue"})
     assert r.status == 422 and r.json["code"] == "board_height_missing"
     assert phone(server).post(f"/api/games/{gid}/board/tokens/blue", {"tokens": [1, 0, 0]}).status == 403
-    # The same card entered twice: the host is told two entries clash, never which card.
-    assert phones["red"].post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"}).status == 200
+    # The same card entered for a second colour: refused at entry, to the entering phone only (issue 30; see
+    # test_server_small_things), and red's own cards are still its own to enter.
+    r = phones["red"].post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"})
+    assert r.status == 422 and r.json["code"] == "board_area_twice"
+    assert phones["red"].post(f"/api/games/{gid}/board/secret/red", {"area": "bridges", "neighborhood": "mall"}).status == 200
 
 
 def test_one_device_enters_at_most_a_thousand_entries_on_one_board(server, phone):

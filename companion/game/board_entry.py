@@ -149,6 +149,19 @@ def reveal(fb: FinishedBoard, color: str, area: str, neighborhood: Optional[str]
     return replace(fb, seats=seats)
 
 
+def check_unique(fb: FinishedBoard, color: str, area: str, neighborhood: Optional[str]) -> None:
+    """A card about to be entered for `color` that another colour's entry holds already: the entry to check, said.
+
+    The deck holds each card once. Asked at entry (not in reveal(), which replays logs that hold such pairs)."""
+    for s in fb.seats:
+        if s.color == color:
+            continue
+        if area is not None and s.area == area:
+            raise RuleError("board_area_twice", color=color, card=area, other=s.color)
+        if neighborhood is not None and s.neighborhood == neighborhood:
+            raise RuleError("board_neighborhood_twice", color=color, card=neighborhood, other=s.color)
+
+
 def check_complete(fb: FinishedBoard, board: Optional[Board] = None) -> None:
     """Everything a finished board must hold before its tally; the first thing wrong, as a sentence."""
     board = board or load_board()
@@ -221,4 +234,4 @@ def tally(fb: FinishedBoard, board: Optional[Board] = None) -> dict:
 
 
 __all__ = ["FinishedBoard", "HEIGHTS", "HEIGHT_VALUES", "new_board", "place", "set_tokens", "hold", "reveal",
-           "check_complete", "to_state", "tally"]
+           "check_unique", "check_complete", "to_state", "tally"]

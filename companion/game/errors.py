@@ -64,6 +64,8 @@ MESSAGES = {
                                "{color} has {count} tokens but only {room} buildings where a token can lie (not a blind alley)", "room"),
     "board_card_nobody": "someone must hold the {card} card: {color} has {card} tokens",
     "board_cards_missing": "{color}'s secret cards are not entered yet",
+    "board_area_twice": "{color} cannot enter {card}: it is entered for {other} already, and the game has one of each card. Check {color}'s area card; if it really is {card}, {other}'s entry is the one to change",
+    "board_neighborhood_twice": "{color} cannot enter the {card} card: it is entered for {other} already, and the game has one of each card. Check {color}'s neighborhood card; if it really is {card}, {other}'s entry is the one to change",
 }
 
 

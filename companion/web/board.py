@@ -15,6 +15,7 @@ from companion.web.throttle import limit_actions, limit_writes
 bp = Blueprint("board", __name__)
 
 COUNTS = ("three whole numbers", lambda v: isinstance(v, list) and len(v) == 3 and all(type(x) is int for x in v))
+NAMES = ("an object", lambda v: isinstance(v, dict) and all(isinstance(n, str) for n in v.values()))
 
 
 @bp.get("/score")
@@ -27,7 +28,10 @@ def score_page(game_id: str = ""):
 
 @bp.post("/api/boards")
 def create_board():
-    options = payload({"mode": (STR, True), "players": (STRS, True), "removed_districts": (STRS, False)})
+    options = payload({"mode": (STR, True), "players": (STRS, True), "removed_districts": (STRS, False),
+                       "names": (NAMES, False)})
+    # Each colour's player named as it sits down (the page asks), not first at the tally.
+    options["names"] = {c: player_name(n) for c, n in (options.get("names") or {}).items()}
     limit_writes()
     t = current_table()
     per_device = current_app.config["LOBBY_LIMIT"]
