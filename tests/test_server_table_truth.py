@@ -259,6 +259,38 @@ def test_the_pi_turning_an_ask_down_makes_that_device_and_address_wait_longer_ea
     pi.close()
 
 
+def test_strangers_filling_a_seats_asks_are_turned_down_by_the_table_and_the_player_gets_in(start_server, at):
+    """Six stranger addresses hold every place in the list of asks for red's seat; the player's ask is refused
+    with a sentence; the Pi's screen turns one stranger down; the player asks in its place and takes the seat."""
+    from companion.limits import ASKS_PER_SEAT
+
+    server = start_server(env=AWAY_1S)
+    ph = {c: at(server, f"127.0.0.{185 + i}", c) for i, c in enumerate(COLORS[:2])}
+    gid = create_game(ph["blue"], COLORS[:2])
+    seat_and_start(gid, ph["blue"], ph)
+    pi = pi_screen(server)
+    rescue = f"/api/games/{gid}/seats/red/rescue"
+    time.sleep(1.2)
+    strangers = [at(server, f"127.0.0.{190 + i}", "stranger") for i in range(ASKS_PER_SEAT)]
+    for s in strangers:
+        assert s.post(rescue).status == 200
+    player = at(server, "127.0.0.199", "red")
+    r = player.post(rescue)
+    assert r.status == 429 and r.json["code"] == "asks_full", r
+    assert r.json["error"] == "Too many phones ask for red's seat: the table display can turn some down."
+    first = pi.view(gid)["seat_move_codes"][0]["ask"]
+    assert pi.post(f"{rescue}/cancel", {"ask": first}).status == 200
+    refused(strangers[0].post(rescue), 429, "ask_wait")
+    number = player.post(rescue).json["seat_move_ask"]
+    code = _pi_code(pi, gid, "seat_move_codes", lambda a: a["ask"] == number)
+    assert player.post(rescue, {"code": code}).status == 200
+    deadline = time.monotonic() + 30
+    while "you" not in player.view(gid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert player.view(gid)["you"]["color"] == "red"
+    pi.close()
+
+
 def test_a_second_host_claim_never_voids_the_first_claimers_code(start_server, at):
     """The host's phone is gone; gray's script claims the host role every 50 ms. Red, then white, then blue ...
     claims, reads its own code on the Pi's screen and becomes host: 10 times in 10, each within a minute."""
