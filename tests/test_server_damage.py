@@ -227,6 +227,8 @@ def test_a_full_disk_is_said_as_such_and_nothing_acknowledged_is_lost(tmp_path, 
         assert r.status == 507 and r.json["code"] == "disk_full"
         assert r.json["error"] == "The Pi's storage is full: this bid was not recorded."
         assert phones[color].view(gid)["seq"] == mine["seq"]    # nothing changed
+        # Every screen is told, not only the phone that was refused (issue 31): the views carry the notice.
+        assert {p.view(gid)["storage"]["key"] for p in phones.values()} == {"storage_full"}
         de = Phone(server, lang="de")
         de.jar = phones[color].jar
         de.opener = phones[color].opener
@@ -235,6 +237,7 @@ def test_a_full_disk_is_said_as_such_and_nothing_acknowledged_is_lost(tmp_path, 
         filler.unlink()                                         # room again: the same bid goes through
         r = phones[color].post(f"/api/games/{gid}/actions", dict(move, expect_seq=mine["seq"]))
         assert r.status == 200, r
+        assert r.json["storage"] is None                        # room again: the notice goes
         acked.append(r.json["seq"])
         server.kill()
         server.start()
