@@ -275,6 +275,8 @@ def test_strangers_filling_a_seats_asks_are_turned_down_by_the_table_and_the_pla
     for s in strangers:
         assert s.post(rescue).status == 200
     player = at(server, "127.0.0.199", "red")
+    other = create_game(ph["blue"], COLORS[:2])   # the player sat at this table before, in another game
+    assert player.post(f"/api/games/{other}/seats/red", {"name": "Red"}).status == 200
     r = player.post(rescue)
     assert r.status == 429 and r.json["code"] == "asks_full", r
     assert r.json["error"] == "Too many phones ask for red's seat: the table display can turn some down."
@@ -283,6 +285,9 @@ def test_strangers_filling_a_seats_asks_are_turned_down_by_the_table_and_the_pla
     refused(strangers[0].post(rescue), 429, "ask_wait")
     number = player.post(rescue).json["seat_move_ask"]
     code = _pi_code(pi, gid, "seat_move_codes", lambda a: a["ask"] == number)
+    listed = {a["ask"]: a["played"] for a in pi.view(gid)["seat_move_codes"]}
+    # The Pi's screen says when each asking phone last sat at this table: the player minutes ago, strangers never.
+    assert abs(listed.pop(number) - time.time()) < 60 and set(listed.values()) == {None}, listed
     assert player.post(rescue, {"code": code}).status == 200
     deadline = time.monotonic() + 30
     while "you" not in player.view(gid) and time.monotonic() < deadline:
