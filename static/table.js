@@ -21,16 +21,125 @@
     G.undone($("undone"), view);
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
-    if (view.phase === "finished") {
-      M.endPanel($("end-tally"), view, gameId);
-      $("end-tally").insertBefore(el("h2", "", tr("game_over")), $("end-tally").firstChild);
-    }
     evening();
     tonight();
+    if (view.phase === "finished") endShow(view);
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
     G.logList($("log"), view, 12);
     fit();
+  }
+
+  /* The end of the game as a show for the room: the tally a line a second, then the winner, the secret cards as
+     large cards, then tonight's standings. The phones show their tally at once and never wait for it; the host's phone
+     may skip it (POST /api/games/<id>/show/skip: view.show_skipped), and with reduced motion everything shows at once. */
+  var PACE = 1000, still = window.matchMedia ? matchMedia("(prefers-reduced-motion: reduce)") : null;
+  var reveal = { game: null, shown: 0, timer: null, lines: [] };
+  var ROWS = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area"];
+  function endShow(view) {
+    var node = $("end-tally"), sc = view.scores, box = $("tonight");
+    if (node.contains(box)) $("end").appendChild(box);     // kept while the rest is drawn again
+    node.textContent = "";
+    $("end").classList.add("show");
+    if (!sc) return;
+    var colors = (view.players || []).map(function (p) { return p.color; }), lines = [];
+    node.appendChild(el("h2", "endtitle", tr("game_over")));
+    var left = node.appendChild(el("div", "tallycol")), right = node.appendChild(el("div", "aftercol"));
+    var tbl = left.appendChild(el("table", "scores tv")), head = tbl.appendChild(el("thead")).appendChild(el("tr"));
+    head.appendChild(el("th", "rowh"));
+    colors.forEach(function (c) {
+      var th = el("th", "pcol c-edge-" + c);
+      th.appendChild(M.chip(c));
+      th.appendChild(el("div", "pn", name(view, c)));
+      head.appendChild(th);
+    });
+    var body = tbl.appendChild(el("tbody"));
+    ROWS.concat(view.mode === "expert" ? ["neighborhood", "highest"] : []).forEach(function (key) {
+      var r = el("tr", "line");
+      r.setAttribute("data-line", key);
+      r.appendChild(el("th", "rowh", tr("row_" + key)));
+      colors.forEach(function (c) {
+        var v = ((sc.players[c] || {}).breakdown || {})[key] || 0;
+        var td = el("td", "num" + (v < 0 ? " neg" : ""), (v > 0 ? "+" : "") + v), note = M.detailNote(view, c, key);
+        if (note) td.appendChild(el("div", "note", note));
+        r.appendChild(td);
+      });
+      lines.push(body.appendChild(r));
+    });
+    // The row that decided: the totals, or on a tie on points the buildings (rulebook: "In case of a tie, the tied
+    // player with the most buildings constructed wins. If still tied, the players share the victory.")
+    ["total", "buildings"].forEach(function (key) {
+      var decides = (key === "total") === (view.tiebreak === "points");
+      var r = el("tr", "line tot " + key + (decides ? " decider" : ""));
+      r.setAttribute("data-line", key);
+      r.appendChild(el("th", "rowh", tr("row_" + key)));
+      colors.forEach(function (c) {
+        var p = sc.players[c] || {};
+        r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : ""), key === "total" ? p.total : p.buildings));
+      });
+      lines.push(body.appendChild(r));
+    });
+    // The winner: the sentence around the names ("Winner: {players}") in its own words, the names as large as the room needs.
+    var win = el("div", "line winbox"), shared = (sc.winners || []).length > 1;
+    win.setAttribute("data-line", "winner");
+    var around = tr(shared ? "winners_shared" : "winner", { players: "\u0001" }).split("\u0001");
+    var label = win.appendChild(el("p", "wlabel"));
+    (sc.winners || []).forEach(function (c) { label.appendChild(M.chip(c)); });
+    label.appendChild(document.createTextNode(around[0].trim()));
+    var names = win.appendChild(el("p", "winner"));
+    (sc.winners || []).forEach(function (c) { names.appendChild(el("span", "wname", name(view, c))); });
+    if ((around[1] || "").trim()) win.appendChild(el("p", "wlabel", around[1].trim()));
+    win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
+    lines.push(right.appendChild(win));
+    lines.push(right.appendChild(secrets(view, colors)));
+    right.appendChild(box);
+    box.classList.add("line");
+    box.setAttribute("data-line", "tonight");
+    lines.push(box);
+    if (reveal.game !== view.id) {
+      clearTimeout(reveal.timer);
+      reveal = { game: view.id, shown: 0, timer: null, lines: [] };
+    }
+    if (view.show_skipped || (still && still.matches)) reveal.shown = lines.length;
+    reveal.lines = lines;
+    step();
+  }
+  /* Shows the lines revealed so far; the next one a second later, until all are shown. */
+  function step() {
+    var lines = reveal.lines, done = reveal.shown >= lines.length;
+    lines.forEach(function (n, i) { n.classList.toggle("on", i < reveal.shown); });
+    $("end").setAttribute("data-reveal", done ? "done" : "playing");
+    if (!done && !reveal.timer) reveal.timer = setTimeout(function () { reveal.timer = null; reveal.shown++; step(); }, PACE);
+  }
+  /* Each player's secret cards, face up and large: the card, its name, what it scores. */
+  function secrets(view, colors) {
+    var box = el("div", "line secrets"), rev = view.revealed || {};
+    box.setAttribute("data-line", "cards");
+    box.appendChild(el("h3", "", tr("revealed")));
+    // Two cards each (Expert): a row per player; one card: side by side in two columns from three players.
+    var grid = box.appendChild(el("div", "sgrid" + (view.mode === "expert" ? " rows" : colors.length > 2 ? " two" : "")));
+    colors.forEach(function (c) {
+      var cards = rev[c] || {}, p = grid.appendChild(el("div", "sp c-edge-" + c));
+      var h = p.appendChild(el("div", "sphead"));
+      h.appendChild(M.chip(c));
+      h.appendChild(el("span", "pn", name(view, c)));
+      var row = p.appendChild(el("div", "scards"));
+      if (cards.area) row.appendChild(card(tr("area_card"), M.cap(M.term(cards.area)), tr("area_" + view.mode + "_" + cards.area), "a-" + cards.area));
+      if (cards.neighborhood) row.appendChild(card(tr("neighborhood_card"), M.cap(M.term(cards.neighborhood)),
+        tr("neighborhood_meaning", { kind: M.term(cards.neighborhood) }), "k-" + cards.neighborhood));
+    });
+    return box;
+  }
+  function card(kind, title, text, cls) {
+    var d = el("div", "scard " + cls);
+    d.appendChild(el("small", "", kind));
+    d.appendChild(el("b", "", title));
+    d.appendChild(el("p", "", text));
+    return d;
+  }
+  function name(view, c) {
+    var p = (view.players || []).filter(function (q) { return q.color === c; })[0];
+    return (p && p.name) || M.cap(M.term(c));
   }
 
   /* Nothing scrolls: long names shrink to one line, the log keeps as many lines as the column has room for. */
@@ -45,13 +154,28 @@
     M.show(ol.parentNode, !!ol.lastChild);
     if (view.phase === "lobby" && side.scrollHeight > side.clientHeight + 1) M.show($("layout"), false);
     shrink($("callover"), 0.5, true);
+    if (view.phase === "finished") fitEnd();
+  }
+  /* The end fits the screen: names and card titles shrink to keep whole words, then the cards' meanings go, then type. */
+  function fitEnd() {
+    var all = document.querySelectorAll("#end .pn, #end th.rowh, #end .scard b, #end .wname");
+    for (var i = 0; i < all.length; i++) shrink(all[i], 0.5);
+    var right = document.querySelector("#end .aftercol"), left = document.querySelector("#end .tallycol");
+    if (!right) return;
+    var over = function (n) { return n.scrollHeight > n.clientHeight + 1; };
+    var sec = right.querySelector(".secrets");
+    sec.classList.remove("terse");
+    shrink(sec, 0.75, true, right);
+    if (over(right)) { sec.classList.add("terse"); shrink(sec, 0.75, true, right); }
+    shrink($("tonight"), 0.7, true, right);
+    shrink(left, 0.6, true);    // from 3 vh: the totals stay at least 2.25 x 3 x .6 = 4 vh: 43 px at 1080p, 29 px at 720p
   }
   /* Smaller type, a step at a time, until the text fits its box (sideways, or also downwards); at most down to `least`. */
-  function shrink(node, least, tall) {
+  function shrink(node, least, tall, within) {
     if (!node || node.hidden) return;
     node.style.fontSize = "";
-    var size = parseFloat(getComputedStyle(node).fontSize), floor = size * least;
-    function over() { return node.scrollWidth > node.clientWidth + 1 || (tall && node.scrollHeight > node.clientHeight + 1); }
+    var size = parseFloat(getComputedStyle(node).fontSize), floor = size * least, box = within || node;
+    function over() { return box.scrollWidth > box.clientWidth + 1 || (tall && box.scrollHeight > box.clientHeight + 1); }
     while (over() && size > floor) { size *= 0.92; node.style.fontSize = size + "px"; }
   }
 
@@ -130,8 +254,8 @@
     var box = $("tonight");
     M.show(box, between && standings && standings.all.length > 0);
     // Beside the final tally when a game is over; in the side column in the next game's lobby.
-    if (view.phase === "finished" && box.parentNode !== $("end")) $("end").appendChild(box);
-    else if (view.phase !== "finished" && box.parentNode === $("end")) { var after = $("players").parentNode; after.parentNode.insertBefore(box, after.nextSibling); }
+    if (view.phase === "finished" && !$("end").contains(box)) $("end").appendChild(box);
+    else if (view.phase !== "finished" && $("end").contains(box)) { box.classList.remove("line"); var after = $("players").parentNode; after.parentNode.insertBefore(box, after.nextSibling); }
     if (!between) return;
     var key = view.id + ":" + view.phase;
     if (askedFor !== key) {
