@@ -12,12 +12,13 @@
     banner(view);
     M.show($("nogame"), false);
     map.paint(view);
+    bigPieces();
     M.show($("layout"), view.phase === "lobby");
     map.list($("layout-list"), view.tokens, view.removed_districts);
     callTiles(view);
     M.show($("callbox"), view.phase === "playing" && !view.call_over);
     G.callOver($("callover"), view, null, null);
-    placeCard(view);
+    placeCard(view, docked(view));
     G.undone($("undone"), view);
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
@@ -145,7 +146,7 @@
   /* Nothing scrolls: long names shrink to one line, the log keeps as many lines as the column has room for. */
   function fit() {
     var who = document.querySelector("#status .who");
-    if (who) shrink(who, 0.4);
+    if (who && who.scrollWidth > who.clientWidth + 1) who.firstChild.textContent = breakable(who.firstChild.textContent);
     var names = document.querySelectorAll("#players .nm");
     for (var i = 0; i < names.length; i++) shrink(names[i], 0.6);
     var side = document.querySelector(".side"), ol = $("log");
@@ -153,7 +154,8 @@
     while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
     M.show(ol.parentNode, !!ol.lastChild);
     if (view.phase === "lobby" && side.scrollHeight > side.clientHeight + 1) M.show($("layout"), false);
-    shrink($("callover"), 0.5, true);
+    if ($("callover").classList.contains("docked")) shrink($("callover"), 0.6, true, side);
+    else shrink($("callover"), 0.5, true);
     if (view.phase === "finished") fitEnd();
   }
   /* The end fits the screen: names and card titles shrink to keep whole words, then the cards' meanings go, then type. */
@@ -179,10 +181,57 @@
     while (over() && size > floor) { size *= 0.92; node.style.fontSize = size + "px"; }
   }
 
-  /* The call-over card goes over the half of the map away from the new building, which stays in sight. */
-  function placeCard(view) {
-    var c = view.call_over, card = $("callover");
-    if (!c || card.hidden) return;
+  /* Piece numbers read from a chair: 20 px at 1080p, 14 px at 720p (in between in proportion, below in proportion
+     to the height). A piece whose number would be drawn smaller (the smallest neighborhoods' slots) grows about its
+     centre; the map's own drawing (static/map.js, shared with the phones) stays as it is. */
+  function bigPieces() {
+    var svg = $("map"), m = svg.getScreenCTM(), h = window.innerHeight;
+    if (!m || !m.a) return;
+    var least = h >= 1080 ? 20 : h >= 720 ? 14 + (h - 720) / 60 : 14 * h / 720;
+    var pieces = svg.querySelectorAll(".piece.built, .piece.bid");
+    for (var i = 0; i < pieces.length; i++) {
+      var g = pieces[i], t = g.querySelector(".pv, .bv"), tf = g.getAttribute("transform") || "";
+      var k = parseFloat((tf.match(/scale\(([\d.]+)\)/) || [])[1]), units = t ? parseFloat(getComputedStyle(t).fontSize) : 0;
+      var need = units ? 1.05 * least / (units * m.a) : 0;     // 5% to spare: rounding never puts one under
+      if (k && need > k) g.setAttribute("transform", tf.replace(/scale\([\d.]+\)/, "scale(" + need.toFixed(3) + ")"));
+    }
+  }
+  /* Soft hyphens (shown as a hyphen where a line breaks) between syllables, roughly: before a consonant that comes
+     before a vowel, never in a word's first or last two letters. Used only when a word is wider than its column. */
+  var VOWELS = "aeiouyäöüéèêëàâîïôûœæ";
+  function breakable(text) {
+    return text.replace(/[^\s-]{6,}/g, function (w) {
+      var out = w.charAt(0) + w.charAt(1), low = w.toLowerCase();
+      for (var i = 2; i < w.length; i++) {
+        if (i <= w.length - 2 && VOWELS.indexOf(low.charAt(i)) < 0 && VOWELS.indexOf(low.charAt(i + 1)) >= 0) out += "\u00ad";
+        out += w.charAt(i);
+      }
+      return out;
+    });
+  }
+
+  /* About 10 s after a call ends its card leaves the map for the side column: the whole board shows for the next bid. */
+  var DOCK_MS = 10000, ended = { key: null, since: 0, timer: null };
+  function docked(view) {
+    var key = view.call_over ? view.id + ":" + G.callKey(view.call_over) : null;
+    if (key !== ended.key) {
+      clearTimeout(ended.timer);
+      ended = { key: key, since: Date.now(), timer: key ? setTimeout(render, DOCK_MS) : null };
+    }
+    return !!key && Date.now() - ended.since >= DOCK_MS;
+  }
+
+  /* The call-over card goes over the half of the map away from the new building, which stays in sight; docked, it
+     takes the call's place in the side column. */
+  function placeCard(view, dock) {
+    var c = view.call_over, card = $("callover"), board = document.querySelector(".tscreen .board");
+    var home = dock ? $("callbox").parentNode : board;
+    if (card.parentNode !== home) {
+      if (dock) home.insertBefore(card, $("callbox"));
+      else board.appendChild(card);
+    }
+    card.classList.toggle("docked", !!dock);
+    if (!c || card.hidden || dock) { card.style.width = ""; return; }
     var slot = $("map").querySelector('.slot[data-nb="' + c.neighborhood + '"]'), w = $("map").viewBox.baseVal.width;
     var x = slot ? +slot.getAttribute("data-px") : 0, half = slot ? +slot.getAttribute("data-ps") / 2 : 0;
     var right = x < w / 2;
@@ -281,11 +330,14 @@
     if (view.phase === "playing" && view.to_act) {
       var p = (view.players || []).filter(function (q) { return q.color === view.to_act; })[0] || {};
       s.textContent = "";
+      // The name on its own lines, as wide as the column; the colour's chip with "to act" under it.
       var line = el("div", "who");
-      line.appendChild(M.chip(view.to_act));
-      line.appendChild(el("span", "", p.name || M.cap(M.term(view.to_act))));
+      line.appendChild(el("span", "nm", p.name || M.cap(M.term(view.to_act))));
       s.appendChild(line);
-      s.appendChild(el("div", "", tr("banner_turn")));
+      var turn = el("div", "turn");
+      turn.appendChild(M.chip(view.to_act));
+      turn.appendChild(document.createTextNode(" " + tr("banner_turn")));
+      s.appendChild(turn);
     }
     ["blue", "red", "white", "gray"].forEach(function (c) { s.classList.toggle("c-" + c, view.phase === "playing" && view.to_act === c); });
     s.classList.toggle("turnbanner", view.phase === "playing" && !!view.to_act);
@@ -412,6 +464,7 @@
     if (c) M.show(c, false);
   }
 
+  window.addEventListener("resize", render);
   poll();
   setInterval(poll, 5000);
 })();
