@@ -129,6 +129,12 @@ def test_the_hosts_phone_skips_the_show_and_no_phone_waits_for_it(browser, serve
         # The phone shows its whole tally at once while the table's show has not begun its first line.
         host.wait_for_selector("#end:not([hidden]) tr.tot")
         assert page.evaluate(ON_JS) == []
+        assert not phones["red"].view(gid).get("show_skipped")
+        if SHOTS:
+            for w, h in ((320, 568), (390, 844)):
+                host.set_viewport_size({"width": w, "height": h})
+                host.locator("#skip-show").scroll_into_view_if_needed()
+                host.screenshot(path=f"{SHOTS}/phone-end-skip-show-{w}x{h}.png")
         assert LONG[over["view"]["scores"]["winners"][0]] in host.inner_text("#end .winner")
         # Only the host may skip, and only a finished game.
         r = phones["red"].post(f"/api/games/{gid}/show/skip", {})
@@ -142,8 +148,34 @@ def test_the_hosts_phone_skips_the_show_and_no_phone_waits_for_it(browser, serve
         ctx2, later = table(browser, server, (1920, 1080))
         assert later.get_attribute("#end", "data-reveal") == "done"
         ctx2.close()
+        # The host takes the last action back and the game ends again: the new end is a show again.
+        last = phones["blue"].view(gid)
+        r = phones["blue"].post(f"/api/games/{gid}/undo", {"expect_seq": last["seq"]})
+        assert r.status == 200 and r.json["phase"] == "playing" and r.json["show_skipped"] is False, r
+        over["view"] = finished(phones, gid, seed=11)
+        ctx3, again = table(browser, server, (1920, 1080))
+        assert again.get_attribute("#end", "data-reveal") == "playing"
+        ctx3.close()
     finally:
         phone.close()
+        ctx.close()
+
+
+def test_the_table_page_with_its_assets_stays_under_60_kb_gzipped(browser, server, over, capsys):  # noqa: F811
+    """The project's budget for a page: everything the table screen loads at the end of a game, as sent (gzip)."""
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        page = ctx.new_page()
+        sent = []
+        page.on("requestfinished", lambda r: sent.append((r.url, r.sizes()["responseBodySize"])))
+        page.goto(server.origin + "/table")
+        page.wait_for_selector("#end[data-reveal]")
+        page.wait_for_load_state("networkidle")
+        total = sum(n for _, n in sent)
+        with capsys.disabled():
+            print(f"\n/table at the end: {len(sent)} responses, {total / 1024:.1f} KB as sent")
+        assert total < 60 * 1024, sorted(sent, key=lambda x: -x[1])
+    finally:
         ctx.close()
 
 
