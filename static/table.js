@@ -80,16 +80,20 @@
       });
       lines.push(body.appendChild(r));
     });
-    // The winner: the sentence around the names ("Winner: {players}") in its own words, the names as large as the room needs.
-    var win = el("div", "line winbox"), shared = (sc.winners || []).length > 1;
+    // The winner: the sentence ("Winner: {players}") in one line of text, its label small and the names as large as
+    // the room needs; the box edged in the winner's colour.
+    var win = el("div", "line winbox"), winners = sc.winners || [];
+    if (winners.length === 1) win.classList.add("c-edge-" + winners[0]);
     win.setAttribute("data-line", "winner");
-    var around = tr(shared ? "winners_shared" : "winner", { players: "\u0001" }).split("\u0001");
-    var label = win.appendChild(el("p", "wlabel"));
-    (sc.winners || []).forEach(function (c) { label.appendChild(M.chip(c)); });
-    label.appendChild(document.createTextNode(around[0].trim()));
+    var around = tr(winners.length > 1 ? "winners_shared" : "winner", { players: "\u0001" }).split("\u0001");
     var names = win.appendChild(el("p", "winner"));
-    (sc.winners || []).forEach(function (c) { names.appendChild(el("span", "wname", name(view, c))); });
-    if ((around[1] || "").trim()) win.appendChild(el("p", "wlabel", around[1].trim()));
+    names.appendChild(el("span", "wlabel", around[0]));
+    winners.forEach(function (c, i) {
+      if (i) names.appendChild(el("span", "wcol", ", "));
+      names.appendChild(el("span", "wname", name(view, c)));
+      names.appendChild(el("span", "wcol", " (" + M.cap(M.term(c)) + ")"));
+    });
+    if (around[1]) names.appendChild(el("span", "wlabel", around[1]));
     win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
     lines.push(right.appendChild(win));
     lines.push(right.appendChild(secrets(view, colors)));
@@ -143,7 +147,8 @@
     return (p && p.name) || M.cap(M.term(c));
   }
 
-  /* Nothing scrolls: long names shrink to one line, the log keeps as many lines as the column has room for. */
+  /* Nothing scrolls: who acts wraps (a word wider than the column gets soft hyphens), the hands' names shrink to one
+     line, the log keeps as many lines as the column has room for. */
   function fit() {
     var who = document.querySelector("#status .who");
     if (who && who.scrollWidth > who.clientWidth + 1) who.firstChild.textContent = breakable(who.firstChild.textContent);
