@@ -99,6 +99,8 @@ class Game(BoardEvents):
     asks: list = field(default_factory=list, repr=False)
     asked: int = field(default=0, repr=False)          # asks numbered so far (each device sees its own number)
     rescue: Optional[dict] = field(default=None, repr=False)
+    # In memory only: the host skipped the table screen's reveal of the tally (a show, not a game event).
+    show_skipped: bool = field(default=False, repr=False)
     away: Callable[[Optional[str]], bool] = field(default=lambda d: False, repr=False)
     rev: int = 0                                      # bumped on every change a view shows
     host_gone: Callable[[], bool] = field(default=lambda: False, repr=False)
@@ -268,6 +270,7 @@ class Game(BoardEvents):
         """The last action taken back: the state is replayed without it."""
         self.undone = dict(self.recent.pop()) if self.recent else {}
         self.undone["seq"] = self.seq + 1
+        self.show_skipped = False        # a game ended again is shown again
         self.actions.pop()
         state = new_game(self.state.setup)
         for action in self.actions:
@@ -1012,6 +1015,20 @@ class Table(BoardRequests):
             if codes.normal(confirm) != codes.normal(game.id):
                 raise Refused(400, "confirm_game", game=game.id)
             return self._commit(game, "abandon", {"actions": len(game.actions)}, device)
+
+    def skip_show(self, gid: str, device: str) -> str:
+        """The host ends the table screen's line-by-line reveal of the tally: every line shows at once.
+        Not logged (nothing in the game changes) and never waited for: the phones show the tally at once anyway."""
+        game = self.get(gid)
+        with game.lock:
+            self._host_only(game, device)
+            if game.phase != "finished":
+                raise Refused(409, "show_not_over")
+            if not game.show_skipped:
+                game.show_skipped = True
+                game.rev += 1
+                self._tell(game)
+            return views.view_json(game, device)
 
     def rematch(self, gid: str, rotate: bool, device: str) -> tuple[Game, str]:
         """Same seats, names and devices in a new lobby; every screen of the old game moves there."""

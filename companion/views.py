@@ -61,6 +61,7 @@ def public(game) -> dict:
         "log": list(game.recent),
         "call_over": None,
         "undone": game.undone,
+        "show_skipped": game.show_skipped,       # the host skipped the table screen's reveal of the tally
     }
     for i, color in enumerate(game.colors):
         p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,

@@ -398,5 +398,5 @@ var M = (function () {
 
   return { S: S, tr: tr, pluralIndex: pluralIndex, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
     api: api, errorOf: errorOf, Map: BoardMap, live: live, status: status, callPanel: callPanel,
-    playersPanel: playersPanel, endPanel: endPanel, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
+    playersPanel: playersPanel, endPanel: endPanel, detailNote: detailNote, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
 })();

@@ -64,7 +64,7 @@
     M.show($("watching"), !view.you && (view.phase === "playing" || view.phase === "finished"));
     G.hostCountdown($("host-gone"), view);
     M.show($("end"), view.phase === "finished");
-    if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); } else plays = null;
+    if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); skipShow(); } else plays = null;
     M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
     $("undo").disabled = !online || busy;
     hooks.forEach(function (f) { f(view, online, busy); });
@@ -99,6 +99,16 @@
     // Right under the winner: logging the play is what the table does next.
     var end = $("end");
     end.insertBefore(box, end.children[2] || null);
+  }
+
+  /* The host may end the table screen's line-by-line reveal of the tally (this phone never waits for it). */
+  function skipShow() {
+    if (!view.host || view.show_skipped) return;
+    var b = M.el("button", "btn small", tr("skip_show"));
+    b.type = "button";
+    b.id = "skip-show";
+    b.onclick = function () { post("/show/skip", {}); };
+    $("end").insertBefore(b, $("end").children[2] || null);
   }
 
   function lobby() {

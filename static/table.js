@@ -12,31 +12,146 @@
     banner(view);
     M.show($("nogame"), false);
     map.paint(view);
+    bigPieces();
     M.show($("layout"), view.phase === "lobby");
     map.list($("layout-list"), view.tokens, view.removed_districts);
     callTiles(view);
     M.show($("callbox"), view.phase === "playing" && !view.call_over);
     G.callOver($("callover"), view, null, null);
-    placeCard(view);
+    placeCard(view, docked(view));
     G.undone($("undone"), view);
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
-    if (view.phase === "finished") {
-      M.endPanel($("end-tally"), view, gameId);
-      $("end-tally").insertBefore(el("h2", "", tr("game_over")), $("end-tally").firstChild);
-    }
     evening();
     tonight();
+    if (view.phase === "finished") endShow(view);
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
     G.logList($("log"), view, 12);
     fit();
   }
 
-  /* Nothing scrolls: long names shrink to one line, the log keeps as many lines as the column has room for. */
+  /* The end of the game as a show for the room: the tally a line a second, then the winner, the secret cards as
+     large cards, then tonight's standings. The phones show their tally at once and never wait for it; the host's phone
+     may skip it (POST /api/games/<id>/show/skip: view.show_skipped), and with reduced motion everything shows at once. */
+  var PACE = 1000, still = window.matchMedia ? matchMedia("(prefers-reduced-motion: reduce)") : null;
+  var reveal = { game: null, shown: 0, timer: null, lines: [] };
+  var ROWS = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area"];
+  function endShow(view) {
+    var node = $("end-tally"), sc = view.scores, box = $("tonight");
+    if (node.contains(box)) $("end").appendChild(box);     // kept while the rest is drawn again
+    node.textContent = "";
+    $("end").classList.add("show");
+    if (!sc) return;
+    var colors = (view.players || []).map(function (p) { return p.color; }), lines = [];
+    node.appendChild(el("h2", "endtitle", tr("game_over")));
+    var left = node.appendChild(el("div", "tallycol")), right = node.appendChild(el("div", "aftercol"));
+    var tbl = left.appendChild(el("table", "scores tv")), head = tbl.appendChild(el("thead")).appendChild(el("tr"));
+    head.appendChild(el("th", "rowh"));
+    colors.forEach(function (c) {
+      var th = el("th", "pcol c-edge-" + c);
+      th.appendChild(M.chip(c));
+      th.appendChild(el("div", "pn", name(view, c)));
+      head.appendChild(th);
+    });
+    var body = tbl.appendChild(el("tbody"));
+    ROWS.concat(view.mode === "expert" ? ["neighborhood", "highest"] : []).forEach(function (key) {
+      var r = el("tr", "line");
+      r.setAttribute("data-line", key);
+      r.appendChild(el("th", "rowh", tr("row_" + key)));
+      colors.forEach(function (c) {
+        var v = ((sc.players[c] || {}).breakdown || {})[key] || 0;
+        var td = el("td", "num" + (v < 0 ? " neg" : ""), (v > 0 ? "+" : "") + v), note = M.detailNote(view, c, key);
+        if (note) td.appendChild(el("div", "note", note));
+        r.appendChild(td);
+      });
+      lines.push(body.appendChild(r));
+    });
+    // The row that decided: the totals, or on a tie on points the buildings (rulebook: "In case of a tie, the tied
+    // player with the most buildings constructed wins. If still tied, the players share the victory.")
+    ["total", "buildings"].forEach(function (key) {
+      var decides = (key === "total") === (view.tiebreak === "points");
+      var r = el("tr", "line tot " + key + (decides ? " decider" : ""));
+      r.setAttribute("data-line", key);
+      r.appendChild(el("th", "rowh", tr("row_" + key)));
+      colors.forEach(function (c) {
+        var p = sc.players[c] || {};
+        r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : ""), key === "total" ? p.total : p.buildings));
+      });
+      lines.push(body.appendChild(r));
+    });
+    // The winner: the sentence ("Winner: {players}") in one line of text, its label small and the names as large as
+    // the room needs; the box edged in the winner's colour.
+    var win = el("div", "line winbox"), winners = sc.winners || [];
+    if (winners.length === 1) win.classList.add("c-edge-" + winners[0]);
+    win.setAttribute("data-line", "winner");
+    var around = tr(winners.length > 1 ? "winners_shared" : "winner", { players: "\u0001" }).split("\u0001");
+    var names = win.appendChild(el("p", "winner"));
+    names.appendChild(el("span", "wlabel", around[0]));
+    winners.forEach(function (c, i) {
+      if (i) names.appendChild(el("span", "wcol", ", "));
+      names.appendChild(el("span", "wname", name(view, c)));
+      names.appendChild(el("span", "wcol", " (" + M.cap(M.term(c)) + ")"));
+    });
+    if (around[1]) names.appendChild(el("span", "wlabel", around[1]));
+    win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
+    lines.push(right.appendChild(win));
+    lines.push(right.appendChild(secrets(view, colors)));
+    right.appendChild(box);
+    box.classList.add("line");
+    box.setAttribute("data-line", "tonight");
+    lines.push(box);
+    if (reveal.game !== view.id) {
+      clearTimeout(reveal.timer);
+      reveal = { game: view.id, shown: 0, timer: null, lines: [] };
+    }
+    if (view.show_skipped || (still && still.matches)) reveal.shown = lines.length;
+    reveal.lines = lines;
+    step();
+  }
+  /* Shows the lines revealed so far; the next one a second later, until all are shown. */
+  function step() {
+    var lines = reveal.lines, done = reveal.shown >= lines.length;
+    lines.forEach(function (n, i) { n.classList.toggle("on", i < reveal.shown); });
+    $("end").setAttribute("data-reveal", done ? "done" : "playing");
+    if (!done && !reveal.timer) reveal.timer = setTimeout(function () { reveal.timer = null; reveal.shown++; step(); }, PACE);
+  }
+  /* Each player's secret cards, face up and large: the card, its name, what it scores. */
+  function secrets(view, colors) {
+    var box = el("div", "line secrets"), rev = view.revealed || {};
+    box.setAttribute("data-line", "cards");
+    box.appendChild(el("h3", "", tr("revealed")));
+    // Two cards each (Expert): a row per player; one card: side by side in two columns from three players.
+    var grid = box.appendChild(el("div", "sgrid" + (view.mode === "expert" ? " rows" : colors.length > 2 ? " two" : "")));
+    colors.forEach(function (c) {
+      var cards = rev[c] || {}, p = grid.appendChild(el("div", "sp c-edge-" + c));
+      var h = p.appendChild(el("div", "sphead"));
+      h.appendChild(M.chip(c));
+      h.appendChild(el("span", "pn", name(view, c)));
+      var row = p.appendChild(el("div", "scards"));
+      if (cards.area) row.appendChild(card(tr("area_card"), M.cap(M.term(cards.area)), tr("area_" + view.mode + "_" + cards.area), "a-" + cards.area));
+      if (cards.neighborhood) row.appendChild(card(tr("neighborhood_card"), M.cap(M.term(cards.neighborhood)),
+        tr("neighborhood_meaning", { kind: M.term(cards.neighborhood) }), "k-" + cards.neighborhood));
+    });
+    return box;
+  }
+  function card(kind, title, text, cls) {
+    var d = el("div", "scard " + cls);
+    d.appendChild(el("small", "", kind));
+    d.appendChild(el("b", "", title));
+    d.appendChild(el("p", "", text));
+    return d;
+  }
+  function name(view, c) {
+    var p = (view.players || []).filter(function (q) { return q.color === c; })[0];
+    return (p && p.name) || M.cap(M.term(c));
+  }
+
+  /* Nothing scrolls: who acts wraps (a word wider than the column gets soft hyphens), the hands' names shrink to one
+     line, the log keeps as many lines as the column has room for. */
   function fit() {
     var who = document.querySelector("#status .who");
-    if (who) shrink(who, 0.4);
+    if (who && who.scrollWidth > who.clientWidth + 1) who.firstChild.textContent = breakable(who.firstChild.textContent);
     var names = document.querySelectorAll("#players .nm");
     for (var i = 0; i < names.length; i++) shrink(names[i], 0.6);
     var side = document.querySelector(".side"), ol = $("log");
@@ -44,21 +159,84 @@
     while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
     M.show(ol.parentNode, !!ol.lastChild);
     if (view.phase === "lobby" && side.scrollHeight > side.clientHeight + 1) M.show($("layout"), false);
-    shrink($("callover"), 0.5, true);
+    if ($("callover").classList.contains("docked")) shrink($("callover"), 0.6, true, side);
+    else shrink($("callover"), 0.5, true);
+    if (view.phase === "finished") fitEnd();
+  }
+  /* The end fits the screen: names and card titles shrink to keep whole words, then the cards' meanings go, then type. */
+  function fitEnd() {
+    var all = document.querySelectorAll("#end .pn, #end th.rowh, #end .scard b, #end .wname");
+    for (var i = 0; i < all.length; i++) shrink(all[i], 0.5);
+    var right = document.querySelector("#end .aftercol"), left = document.querySelector("#end .tallycol");
+    if (!right) return;
+    var over = function (n) { return n.scrollHeight > n.clientHeight + 1; };
+    var sec = right.querySelector(".secrets");
+    sec.classList.remove("terse");
+    shrink(sec, 0.75, true, right);
+    if (over(right)) { sec.classList.add("terse"); shrink(sec, 0.75, true, right); }
+    shrink($("tonight"), 0.7, true, right);
+    shrink(left, 0.6, true);    // from 3 vh: the totals stay at least 2.25 x 3 x .6 = 4 vh: 43 px at 1080p, 29 px at 720p
   }
   /* Smaller type, a step at a time, until the text fits its box (sideways, or also downwards); at most down to `least`. */
-  function shrink(node, least, tall) {
+  function shrink(node, least, tall, within) {
     if (!node || node.hidden) return;
     node.style.fontSize = "";
-    var size = parseFloat(getComputedStyle(node).fontSize), floor = size * least;
-    function over() { return node.scrollWidth > node.clientWidth + 1 || (tall && node.scrollHeight > node.clientHeight + 1); }
+    var size = parseFloat(getComputedStyle(node).fontSize), floor = size * least, box = within || node;
+    function over() { return box.scrollWidth > box.clientWidth + 1 || (tall && box.scrollHeight > box.clientHeight + 1); }
     while (over() && size > floor) { size *= 0.92; node.style.fontSize = size + "px"; }
   }
 
-  /* The call-over card goes over the half of the map away from the new building, which stays in sight. */
-  function placeCard(view) {
-    var c = view.call_over, card = $("callover");
-    if (!c || card.hidden) return;
+  /* Piece numbers read from a chair: 20 px at 1080p, 14 px at 720p (in between in proportion, below in proportion
+     to the height). A piece whose number would be drawn smaller (the smallest neighborhoods' slots) grows about its
+     centre; the map's own drawing (static/map.js, shared with the phones) stays as it is. */
+  function bigPieces() {
+    var svg = $("map"), m = svg.getScreenCTM(), h = window.innerHeight;
+    if (!m || !m.a) return;
+    var least = h >= 1080 ? 20 : h >= 720 ? 14 + (h - 720) / 60 : 14 * h / 720;
+    var pieces = svg.querySelectorAll(".piece.built, .piece.bid");
+    for (var i = 0; i < pieces.length; i++) {
+      var g = pieces[i], t = g.querySelector(".pv, .bv"), tf = g.getAttribute("transform") || "";
+      var k = parseFloat((tf.match(/scale\(([\d.]+)\)/) || [])[1]), units = t ? parseFloat(getComputedStyle(t).fontSize) : 0;
+      var need = units ? 1.05 * least / (units * m.a) : 0;     // 5% to spare: rounding never puts one under
+      if (k && need > k) g.setAttribute("transform", tf.replace(/scale\([\d.]+\)/, "scale(" + need.toFixed(3) + ")"));
+    }
+  }
+  /* Soft hyphens (shown as a hyphen where a line breaks) between syllables, roughly: before a consonant that comes
+     before a vowel, never in a word's first or last two letters. Used only when a word is wider than its column. */
+  var VOWELS = "aeiouyäöüéèêëàâîïôûœæ";
+  function breakable(text) {
+    return text.replace(/[^\s-]{6,}/g, function (w) {
+      var out = w.charAt(0) + w.charAt(1), low = w.toLowerCase();
+      for (var i = 2; i < w.length; i++) {
+        if (i <= w.length - 2 && VOWELS.indexOf(low.charAt(i)) < 0 && VOWELS.indexOf(low.charAt(i + 1)) >= 0) out += "\u00ad";
+        out += w.charAt(i);
+      }
+      return out;
+    });
+  }
+
+  /* About 10 s after a call ends its card leaves the map for the side column: the whole board shows for the next bid. */
+  var DOCK_MS = 10000, ended = { key: null, since: 0, timer: null };
+  function docked(view) {
+    var key = view.call_over ? view.id + ":" + G.callKey(view.call_over) : null;
+    if (key !== ended.key) {
+      clearTimeout(ended.timer);
+      ended = { key: key, since: Date.now(), timer: key ? setTimeout(render, DOCK_MS) : null };
+    }
+    return !!key && Date.now() - ended.since >= DOCK_MS;
+  }
+
+  /* The call-over card goes over the half of the map away from the new building, which stays in sight; docked, it
+     takes the call's place in the side column. */
+  function placeCard(view, dock) {
+    var c = view.call_over, card = $("callover"), board = document.querySelector(".tscreen .board");
+    var home = dock ? $("callbox").parentNode : board;
+    if (card.parentNode !== home) {
+      if (dock) home.insertBefore(card, $("callbox"));
+      else board.appendChild(card);
+    }
+    card.classList.toggle("docked", !!dock);
+    if (!c || card.hidden || dock) { card.style.width = ""; return; }
     var slot = $("map").querySelector('.slot[data-nb="' + c.neighborhood + '"]'), w = $("map").viewBox.baseVal.width;
     var x = slot ? +slot.getAttribute("data-px") : 0, half = slot ? +slot.getAttribute("data-ps") / 2 : 0;
     var right = x < w / 2;
@@ -130,8 +308,8 @@
     var box = $("tonight");
     M.show(box, between && standings && standings.all.length > 0);
     // Beside the final tally when a game is over; in the side column in the next game's lobby.
-    if (view.phase === "finished" && box.parentNode !== $("end")) $("end").appendChild(box);
-    else if (view.phase !== "finished" && box.parentNode === $("end")) { var after = $("players").parentNode; after.parentNode.insertBefore(box, after.nextSibling); }
+    if (view.phase === "finished" && !$("end").contains(box)) $("end").appendChild(box);
+    else if (view.phase !== "finished" && $("end").contains(box)) { box.classList.remove("line"); var after = $("players").parentNode; after.parentNode.insertBefore(box, after.nextSibling); }
     if (!between) return;
     var key = view.id + ":" + view.phase;
     if (askedFor !== key) {
@@ -157,11 +335,14 @@
     if (view.phase === "playing" && view.to_act) {
       var p = (view.players || []).filter(function (q) { return q.color === view.to_act; })[0] || {};
       s.textContent = "";
+      // The name on its own lines, as wide as the column; the colour's chip with "to act" under it.
       var line = el("div", "who");
-      line.appendChild(M.chip(view.to_act));
-      line.appendChild(el("span", "", p.name || M.cap(M.term(view.to_act))));
+      line.appendChild(el("span", "nm", p.name || M.cap(M.term(view.to_act))));
       s.appendChild(line);
-      s.appendChild(el("div", "", tr("banner_turn")));
+      var turn = el("div", "turn");
+      turn.appendChild(M.chip(view.to_act));
+      turn.appendChild(document.createTextNode(" " + tr("banner_turn")));
+      s.appendChild(turn);
     }
     ["blue", "red", "white", "gray"].forEach(function (c) { s.classList.toggle("c-" + c, view.phase === "playing" && view.to_act === c); });
     s.classList.toggle("turnbanner", view.phase === "playing" && !!view.to_act);
@@ -311,6 +492,7 @@
     if (c) M.show(c, false);
   }
 
+  window.addEventListener("resize", render);
   poll();
   setInterval(poll, 5000);
 })();

@@ -188,6 +188,12 @@ def abandon(gid: str):
     return view_response(current_table().abandon(gid, data["confirm"], g.device))
 
 
+@bp.post("/games/<gid>/show/skip")
+def skip_show(gid: str):
+    payload({})
+    return view_response(current_table().skip_show(gid, g.device))
+
+
 @bp.post("/games/<gid>/rematch")
 def rematch(gid: str):
     data = payload({"rotate": (("true or false", lambda v: isinstance(v, bool)), False)})

@@ -1,0 +1,190 @@
+"""Issue 30 item 3 in real Chromium: the end of the game is a show on the table screen. The tally fills the screen a
+line a second (the page's clock driven by Playwright's fake clock, not waited for), then the winner, the secret cards
+as large cards and tonight's standings; read from the sofa at 1080p and 720p (computed font sizes of the real
+elements); the deciding tie-break row marked; the host's phone skips it; the phones never wait for it; with reduced
+motion everything shows at once, at the same sizes. One server and one finished Expert game (the longest tally)
+for the module."""
+from __future__ import annotations
+
+import pytest
+
+from companion.lang import i18n
+from pages_helpers import SHOTS, browser  # noqa: F401  (the module's browser fixture)
+from table_scenes import LONG, finished, seated
+from test_pages_glance import INSIDE_JS, LAYOUT_JS
+
+ORDER = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area", "neighborhood", "highest",
+         "total", "buildings", "winner", "cards", "tonight"]
+# What the issue asks at each screen: the winner's name and every player's total (computed font size, CSS px).
+LEAST = {(1920, 1080): {"winner": 72, "total": 40}, (1280, 720): {"winner": 48, "total": 27}}
+ON_JS = "() => [...document.querySelectorAll('#end .line.on')].map(e => e.dataset.line)"
+SIZES_JS = """() => {
+  const px = e => parseFloat(getComputedStyle(e).fontSize);
+  const seen = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && r.top >= -1 && r.left >= -1
+    && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1 && getComputedStyle(e.closest('.line')).opacity === '1'; };
+  const all = s => [...document.querySelectorAll(s)];
+  return {winner: all('#end .winner .wname').map(e => [e.textContent, px(e), seen(e)]),
+          total: all('#end tr.total td').map(e => [e.textContent, px(e), seen(e)]),
+          decider: all('#end tr.decider th').map(e => e.textContent),
+          cards: all('#end .scard b').map(e => [e.textContent, px(e), seen(e)]),
+          tonight: all('#end #tonight-rows .pname').map(e => [e.textContent, seen(e)]),
+          lines: all('#end .line').map(e => [e.dataset.line, seen(e)])};
+}"""
+
+
+@pytest.fixture(scope="module")
+def over(server):
+    """Four phones under 24-character names, an Expert game played to its end."""
+    gid, phones = seated(server, mode="expert")
+    view = finished(phones, gid)
+    yield {"gid": gid, "phones": phones, "view": view}
+    for p in phones.values():
+        p.close()
+
+
+def table(browser, server, size, clock=True, motion="no-preference"):  # noqa: F811
+    """The table screen at `size`; its clock Playwright's, paused before the end is drawn (nothing moves unless told)."""
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion=motion)
+    ctx.add_cookies([{"name": "lang", "value": "en", "url": server.origin}])
+    ctx.set_default_timeout(15000)
+    page = ctx.new_page()
+    if clock:
+        page.clock.install(time=1_700_000_000_000)
+        page.clock.pause_at(1_700_000_000_500)
+    page.goto(server.origin + "/table")
+    page.wait_for_selector("#end:not([hidden])[data-reveal]")
+    return ctx, page
+
+
+def check_sizes(page, size, view, figures):
+    got = page.evaluate(SIZES_JS)
+    names = {LONG[c] for c in view["scores"]["winners"]}
+    assert {n for n, _, _ in got["winner"]} == names, got["winner"]
+    assert all(seen for _, _, seen in got["winner"] + got["total"] + got["cards"]), got
+    assert all(seen for _, seen in got["lines"] + got["tonight"]), got["lines"]
+    assert sorted(t for t, _ in got["tonight"]) == sorted(LONG.values())
+    totals = sorted(str(p["total"]) for p in view["scores"]["players"].values())
+    assert sorted(t for t, _, _ in got["total"]) == totals
+    # Rulebook, End of the game: "In case of a tie, the tied player with the most buildings constructed wins."
+    assert got["decider"] == [i18n.t("en", "row_total" if view["tiebreak"] == "points" else "row_buildings")]
+    assert len(got["cards"]) == 2 * len(LONG)          # Expert: an area card and a neighborhood card each
+    least = LEAST.get(size)
+    win, tot, card = min(f for _, f, _ in got["winner"]), min(f for _, f, _ in got["total"]), min(f for _, f, _ in got["cards"])
+    figures.append(f"{size[0]}x{size[1]}: winner {win:.1f} px, totals {tot:.1f} px, card titles {card:.1f} px")
+    if least:
+        assert win >= least["winner"] and tot >= least["total"], (size, win, tot)
+    problems = page.evaluate(LAYOUT_JS, {"noScroll": True})
+    assert not problems, (size, problems)
+
+
+def test_the_tally_is_revealed_a_line_a_second_then_the_winner_the_cards_and_tonight(browser, server, over, capsys):  # noqa: F811
+    figures = []
+    for size in [(1920, 1080), (1280, 720), (1024, 600)]:
+        ctx, page = table(browser, server, size)
+        try:
+            assert page.get_attribute("#end", "data-reveal") == "playing"
+            assert page.evaluate(ON_JS) == []
+            page.clock.run_for(999)
+            assert page.evaluate(ON_JS) == []                  # about a second a line
+            page.clock.run_for(1)
+            for k in range(1, len(ORDER) + 1):
+                assert page.evaluate(ON_JS) == ORDER[:k], k
+                if k == 11 and SHOTS:
+                    page.wait_for_timeout(600)                  # the fade (real time: CSS)
+                    page.screenshot(path=f"{SHOTS}/table-end-winner-{size[0]}x{size[1]}.png")
+                page.clock.run_for(1000)
+            assert page.get_attribute("#end", "data-reveal") == "done"
+            page.wait_for_timeout(600)
+            check_sizes(page, size, over["view"], figures)
+            if SHOTS:
+                page.screenshot(path=f"{SHOTS}/table-end-{size[0]}x{size[1]}.png")
+        finally:
+            ctx.close()
+    with capsys.disabled():
+        print("\n" + "\n".join(figures))
+
+
+def test_with_reduced_motion_everything_shows_at_once_at_the_same_sizes(browser, server, over):  # noqa: F811
+    figures = []
+    for size in LEAST:
+        ctx, page = table(browser, server, size, motion="reduce")
+        try:
+            # The clock never moves: nothing waits for it.
+            assert page.get_attribute("#end", "data-reveal") == "done"
+            assert page.evaluate(ON_JS) == ORDER
+            assert page.evaluate("() => getComputedStyle(document.querySelector('#end .line')).transitionDuration") == "0s"
+            check_sizes(page, size, over["view"], figures)
+        finally:
+            ctx.close()
+
+
+def test_the_hosts_phone_skips_the_show_and_no_phone_waits_for_it(browser, server, over):  # noqa: F811
+    gid, phones = over["gid"], over["phones"]
+    ctx, page = table(browser, server, (1280, 720))
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        phone.add_cookies([{"name": c.name, "value": c.value, "url": server.origin} for c in phones["blue"].jar])
+        host = phone.new_page()
+        host.goto(f"{server.origin}/g/{gid}")
+        # The phone shows its whole tally at once while the table's show has not begun its first line.
+        host.wait_for_selector("#end:not([hidden]) tr.tot")
+        assert page.evaluate(ON_JS) == []
+        assert not phones["red"].view(gid).get("show_skipped")
+        if SHOTS:
+            for w, h in ((320, 568), (390, 844)):
+                host.set_viewport_size({"width": w, "height": h})
+                host.locator("#skip-show").scroll_into_view_if_needed()
+                host.screenshot(path=f"{SHOTS}/phone-end-skip-show-{w}x{h}.png")
+        assert LONG[over["view"]["scores"]["winners"][0]] in host.inner_text("#end .winner")
+        # Only the host may skip, and only a finished game.
+        r = phones["red"].post(f"/api/games/{gid}/show/skip", {})
+        assert r.status == 403 and r.json["error"] == i18n.t("en", "not_host"), r
+        assert page.evaluate(ON_JS) == []
+        host.tap("#skip-show")
+        page.wait_for_selector("#end[data-reveal=done]")
+        assert page.evaluate(ON_JS) == ORDER
+        host.wait_for_selector("#skip-show", state="detached")
+        # A table screen opened later shows it all at once too (the clock paused: nothing else could).
+        ctx2, later = table(browser, server, (1920, 1080))
+        assert later.get_attribute("#end", "data-reveal") == "done"
+        ctx2.close()
+        # The host takes the last action back and the game ends again: the new end is a show again.
+        last = phones["blue"].view(gid)
+        r = phones["blue"].post(f"/api/games/{gid}/undo", {"expect_seq": last["seq"]})
+        assert r.status == 200 and r.json["phase"] == "playing" and r.json["show_skipped"] is False, r
+        over["view"] = finished(phones, gid, seed=11)
+        ctx3, again = table(browser, server, (1920, 1080))
+        assert again.get_attribute("#end", "data-reveal") == "playing"
+        ctx3.close()
+    finally:
+        phone.close()
+        ctx.close()
+
+
+def test_the_table_page_with_its_assets_stays_under_60_kb_gzipped(browser, server, over, capsys):  # noqa: F811
+    """The project's budget for a page: everything the table screen loads at the end of a game, as sent (gzip)."""
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        page = ctx.new_page()
+        sent = []
+        page.on("requestfinished", lambda r: sent.append((r.url, r.sizes()["responseBodySize"])))
+        page.goto(server.origin + "/table")
+        page.wait_for_selector("#end[data-reveal]")
+        page.wait_for_load_state("networkidle")
+        total = sum(n for _, n in sent)
+        with capsys.disabled():
+            print(f"\n/table at the end: {len(sent)} responses, {total / 1024:.1f} KB as sent")
+        assert total < 60 * 1024, sorted(sent, key=lambda x: -x[1])
+    finally:
+        ctx.close()
+
+
+def test_a_show_cannot_be_skipped_before_the_end(server):
+    gid, phones = seated(server, colors=("blue", "red"), names={"blue": "Hana", "red": "Rui"})
+    try:
+        r = phones["blue"].post(f"/api/games/{gid}/show/skip", {})
+        assert r.status == 409 and r.json["error"] == i18n.t("en", "show_not_over"), r
+        assert phones["blue"].view(gid)["show_skipped"] is False
+    finally:
+        for p in phones.values():
+            p.close()
