@@ -15,10 +15,11 @@
     M.show($("layout"), view.phase === "lobby");
     map.list($("layout-list"), view.tokens, view.removed_districts);
     callTiles(view);
-    M.show($("callbox"), view.phase === "playing" && !view.call_over);
+    M.show($("callbox"), view.phase === "playing" && !G.overCall(view));
     G.callOver($("callover"), view, null, null);
     placeCard(view);
     G.undone($("undone"), view);
+    G.piMove($("pimove"), view);
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
     if (view.phase === "finished") {
@@ -57,7 +58,7 @@
 
   /* The call-over card goes over the half of the map away from the new building, which stays in sight. */
   function placeCard(view) {
-    var c = view.call_over, card = $("callover");
+    var c = G.overCall(view), card = $("callover");
     if (!c || card.hidden) return;
     var slot = $("map").querySelector('.slot[data-nb="' + c.neighborhood + '"]'), w = $("map").viewBox.baseVal.width;
     var x = slot ? +slot.getAttribute("data-px") : 0, half = slot ? +slot.getAttribute("data-ps") / 2 : 0;
@@ -92,7 +93,7 @@
       box.setAttribute("data-color", p.color);
       var head = el("div", "hhead");
       head.appendChild(M.chip(p.color));
-      head.appendChild(el("span", "nm", p.name || M.cap(M.term(p.color))));
+      head.appendChild(el("span", "nm", M.nameOf(p) || M.cap(M.term(p.color))));
       box.appendChild(head);
       var vals = el("div", "hvals");
       vals.setAttribute("aria-label", tr("in_hand"));
@@ -159,9 +160,9 @@
       s.textContent = "";
       var line = el("div", "who");
       line.appendChild(M.chip(view.to_act));
-      line.appendChild(el("span", "", p.name || M.cap(M.term(view.to_act))));
+      line.appendChild(el("span", "", M.nameOf(p) || M.cap(M.term(view.to_act))));
       s.appendChild(line);
-      s.appendChild(el("div", "", tr("banner_turn")));
+      s.appendChild(el("div", "", p.pi ? tr("pi_thinking", { player: M.who(view, view.to_act) }) : tr("banner_turn")));
     }
     ["blue", "red", "white", "gray"].forEach(function (c) { s.classList.toggle("c-" + c, view.phase === "playing" && view.to_act === c); });
     s.classList.toggle("turnbanner", view.phase === "playing" && !!view.to_act);
@@ -245,6 +246,7 @@
         $("notice").hidden = true;
         M.show($("callover"), false);
         M.show($("undone"), false);
+        M.show($("pimove"), false);
         noGame(res.data);
       }
     });
