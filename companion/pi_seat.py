@@ -5,13 +5,18 @@ held seats (start, claims, LEDs) holds for it unchanged; this module adds what o
 """
 from __future__ import annotations
 
+import copyreg
 import logging
+import multiprocessing
 import os
 import queue
 import random
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Optional
 
 from companion import players, views
@@ -116,7 +121,9 @@ class PiRequests:
                 raise _refused(409, "cards_locked")
             if holder is None and len(people(game)) <= 1:
                 raise _refused(409, "pi_last_person")
-            return self._commit(game, "pi", {"color": color, "level": level}, device)
+            text = self._commit(game, "pi", {"color": color, "level": level}, device)
+            self.pi.warm()
+            return text
 
     def free_pi(self, gid: str, color: str, device: str) -> str:
         game = self.get(gid)
@@ -155,17 +162,55 @@ class _Job:
     due: float
 
 
-class PiThinker:
-    """One worker thread of lower priority decides the Pi's moves; the table's timer acts on them when due."""
+def _proxy(items: dict) -> MappingProxyType:
+    return MappingProxyType(items)
 
-    def __init__(self, table, delay: float):
+
+# The states the Pi's process is sent hold read-only mappings: pickled as their items (copyreg, the documented way).
+copyreg.pickle(MappingProxyType, lambda m: (_proxy, (dict(m),)))
+
+
+def _lower() -> None:
+    """In the Pi's process or thread: lower priority than the server's requests (Linux: a thread's nice is its own)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+    except (OSError, AttributeError):
+        pass
+
+
+def _decide(seen: State, color: str, level: str, seed: str) -> Action:
+    """The player's choice from the seat's own view; a rule-breaking choice is replaced by a legal one."""
+    rng = random.Random(seed)
+    action = players.play(seen, color, level, rng)
+    try:
+        apply(seen, action)
+    except RuleError as e:
+        log.error("the Pi's %s player chose an illegal action (%s): a random legal one instead", level, e)
+        action = rng.choice(list(legal_actions(seen)))
+    return action
+
+
+class PiThinker:
+    """The Pi's moves are decided away from the requests: in a process of its own by default (no share of the
+    server's interpreter lock, another core on a Pi 3), or on a thread (`process=False`); one lower-priority thread
+    hands them over, and the table's timer acts on each when due."""
+
+    def __init__(self, table, delay: float, process: bool = True):
         self.table = table
         self.delay = delay
+        self.process = process
         self.jobs: "queue.SimpleQueue[_Job]" = queue.SimpleQueue()
         self._thread: Optional[threading.Thread] = None
+        self._pool: Optional[ProcessPoolExecutor] = None
         self._pid = 0
         self._lock = threading.Lock()
         self.thinking = 0   # decisions under way (benchmarks and tests read it)
+
+    def warm(self) -> None:
+        """A Pi seat was given: its process starts now, not at its first turn."""
+        self._start()
+        if self.process:
+            self.jobs.put(None)
 
     def after(self, game) -> None:
         """After any change (the game's lock held): if the Pi is to act, it starts thinking from what it may see."""
@@ -185,16 +230,19 @@ class PiThinker:
             if self._thread is not None and self._pid == os.getpid():
                 return
             self._pid = os.getpid()
+            self._pool = None
             self._thread = threading.Thread(target=self._run, name="companion-pi", daemon=True)
             self._thread.start()
 
     def _run(self) -> None:
-        try:   # Linux: a thread's nice value is its own (setpriority on its thread id)
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
-        except (OSError, AttributeError):
-            pass
+        _lower()
         while True:
             job = self.jobs.get()
+            if job is None:
+                pool = self._executor()
+                if pool is not None:
+                    pool.submit(_lower)   # its process starts now (a pool starts one at its first task)
+                continue
             game = self.table.games.get(job.gid)
             if game is None or game.seq != job.seq:
                 continue   # the game moved on (undo, abandon, a restart of the lobby): no stale move
@@ -209,14 +257,21 @@ class PiThinker:
             self.table.timers.at(("pi", job.gid, job.seq), job.due,
                                  lambda j=job, a=action: self.table.pi_act(j.gid, j.seq, j.color, a))
 
-    @staticmethod
-    def decide(job: _Job) -> Action:
-        """The player's choice from the seat's own view; a rule-breaking choice is replaced by a legal one."""
-        rng = random.Random(f"{job.gid}/{job.seq}/{job.color}")
-        action = players.play(job.seen, job.color, job.level, rng)
+    def _executor(self) -> Optional[ProcessPoolExecutor]:
+        if self.process and self._pool is None:
+            # spawn: a fresh interpreter, never a fork of the server's threads and sockets
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_lower)
+        return self._pool
+
+    def decide(self, job: _Job) -> Action:
+        seed = f"{job.gid}/{job.seq}/{job.color}"
+        pool = self._executor()
+        if pool is None:
+            return _decide(job.seen, job.color, job.level, seed)
         try:
-            apply(job.seen, action)
-        except RuleError as e:
-            log.error("the Pi's %s player chose an illegal action (%s): a random legal one instead", job.level, e)
-            action = rng.choice(list(legal_actions(job.seen)))
-        return action
+            return pool.submit(_decide, job.seen, job.color, job.level, seed).result()
+        except BrokenProcessPool:   # its process died (killed, out of memory): a new one next time, this one here
+            log.error("the Pi's process stopped: it is started again")
+            self._pool = None
+            return _decide(job.seen, job.color, job.level, seed)

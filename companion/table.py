@@ -318,7 +318,7 @@ class Table(BoardRequests, PiRequests):
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
 
     def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = 120.0, move_wait: float = 30.0,
-                 bot_delay: float = 2.0):
+                 bot_delay: float = 2.0, bot_process: bool = True):
         self.store = store
         self.hub = hub
         # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
@@ -337,7 +337,7 @@ class Table(BoardRequests, PiRequests):
         self.display_code: Optional[Code] = None   # shown on the Pi's own screen when asked there
         self.guesses = codes.Guesses()     # wrong codes cost the guesser a wait, never the code's owner
         self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
-        self.pi = PiThinker(self, bot_delay)   # the seats the Pi plays: it thinks off the request path
+        self.pi = PiThinker(self, bot_delay, bot_process)   # the seats the Pi plays: it thinks off the request path
 
     def load(self) -> None:
         """Replay the games not ended, in the order the log was written, so the table shows what it showed:

@@ -11,7 +11,7 @@ from engines import phone as make_phone
 from engines import wait_live
 from pages_helpers import SHOTS, browser, devices, driver, shots_at  # noqa: F401  (fixtures)
 from server_helpers import LiveServer, Phone, create_game
-from test_pages_engines import red_acts
+from test_pages_engines import SHOWN, red_acts
 
 PHONES = [(320, 568), (390, 844)]
 TABLES = [(1920, 1080), (1280, 720)]

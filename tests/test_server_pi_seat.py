@@ -217,7 +217,8 @@ def test_the_pis_led_is_lit_on_its_turns_and_its_player_sees_only_its_own_cards(
     pins = {"blue": 17, "red": 27, "white": 22, "gray": 23}
     factory = MockFactory()
     leds = Leds(pins, pin_factory=factory, blink_seconds=0.2)
-    srv = inprocess_server(LEDS=leds, RATE_LIMIT=1000.0, WRITE_RATE_LIMIT=1000.0, BOT_DELAY=0)
+    # On a thread (BOT_PROCESS False), so that this test's stand-in player is the one asked.
+    srv = inprocess_server(LEDS=leds, RATE_LIMIT=1000.0, WRITE_RATE_LIMIT=1000.0, BOT_DELAY=0, BOT_PROCESS=False)
     asked, go = [], threading.Semaphore(0)
     thinking = threading.Condition()
     real = players.play
