@@ -48,7 +48,7 @@ def pi_build_step(lang: str, ended: dict) -> str:
 
 
 def test_the_host_gives_a_colour_to_the_pi_and_the_table_screen_says_its_moves_and_steps(server, devices):  # noqa: F811
-    host = devices(server, name="Ann")
+    host = devices(server, lang="de", name="Ann")   # the host's phone in German, the table screen in English
     status, made = host.api("POST", "/api/games", {"mode": "family", "players": ["blue", "red"],
                                                    "removed_districts": ["north", "east"], "seed": 21})
     assert status == 201, made
@@ -61,7 +61,7 @@ def test_the_host_gives_a_colour_to_the_pi_and_the_table_screen_says_its_moves_a
     # Beside the free colour on the host's phone: the Pi's level. Picking one gives it the seat.
     host.page.select_option('select.pi-level[data-color="red"]', "strong")
     host.page.wait_for_function("t => document.getElementById('lobby-seats').textContent.includes(t)",
-                                arg=i18n.t("en", "pi_seat", color="Red", level="strong"))
+                                arg=i18n.t("de", "pi_seat", color=cap(i18n.term("de", "red")), level=i18n.t("de", "pi_level_strong")))
     shots_at(host, "pi-lobby", PHONES, at="#lobby")
     assert host.view(gid)["players"][1]["pi"] == "strong"
     host.press("#start")
@@ -83,7 +83,7 @@ def test_the_host_gives_a_colour_to_the_pi_and_the_table_screen_says_its_moves_a
         if view["log"] and view["log"][-1]["color"] == "red" and view["phase"] == "playing":
             assert table.text("#pimove .pmtext") == pi_line("en", view)
             assert host.page.wait_for_function("t => document.querySelector('#pimove .pmtext') && document.querySelector('#pimove .pmtext').textContent === t",
-                                               arg=pi_line("en", view))
+                                               arg=pi_line("de", view))
             if not seen_move:
                 shots_at(table, "pi-table-move", TABLES)
                 shots_at(host, "pi-phone-move", PHONES, at="#pimove")
