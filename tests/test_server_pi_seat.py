@@ -308,3 +308,59 @@ def test_a_physical_deal_the_people_enter_theirs_and_the_pi_is_dealt_from_the_re
     pi = start["cards"]["white"]
     assert pi[0] not in ("lakes", "chains") and pi[1] not in ("park", "mall")
     assert start["cards"]["blue"] == ["lakes", "park"] and start["cards"]["red"] == ["chains", "mall"]
+
+
+def test_a_game_changed_while_the_pi_thinks_gets_no_stale_move_and_it_never_acts_for_a_person(inprocess_server,
+                                                                                             monkeypatch):
+    """The Pi held in mid-thought while the host undoes and the person plays the same move again (the same position,
+    a later seq): the decision made for the old seq never commits; and one for a person's seat never does either."""
+    srv = inprocess_server(RATE_LIMIT=1000.0, WRITE_RATE_LIMIT=1000.0, BOT_DELAY=0, BOT_PROCESS=False)
+    table = srv.table
+    entered, go = threading.Event(), threading.Event()
+    real_play, real_act = players.play, table.pi_act
+    handed = []   # (the seq the Pi decided at, the game's seq before, after)
+
+    def held(seen, color, level, rng):
+        entered.set()
+        assert go.wait(30)
+        return real_play(seen, color, level, rng)
+
+    def act(gid, seq, color, action):
+        before = table.games[gid].seq
+        real_act(gid, seq, color, action)
+        handed.append((seq, before, table.games[gid].seq))
+
+    monkeypatch.setattr(players, "play", held)
+    monkeypatch.setattr(table, "pi_act", act)
+    ann = Phone(srv)
+    gid = create_game(ann, ["blue", "red"], seed=12)
+    assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
+    assert ann.post(f"/api/games/{gid}/seats/red/pi", {"level": "strong"}).status == 200
+    view = ann.post(f"/api/games/{gid}/start").json
+    move = choose(view, random.Random(2), 0)
+    view = ann.post(f"/api/games/{gid}/actions", dict(move, expect_seq=view["seq"])).json
+    assert view["to_act"] == "red" and entered.wait(30)   # the Pi is thinking about this position
+    back = ann.post(f"/api/games/{gid}/undo", {"expect_seq": view["seq"]}).json
+    again = ann.post(f"/api/games/{gid}/actions", dict(move, expect_seq=back["seq"])).json
+    assert again["to_act"] == "red" and again["seq"] == view["seq"] + 2
+    go.set()
+
+    def settled():
+        return len(handed) >= 2 and table.pi.thinking == 0 and table.pi.jobs.empty()
+
+    for _ in range(3000):
+        if settled():
+            break
+        threading.Event().wait(0.01)
+    assert settled(), handed
+    stale = [h for h in handed if h[0] != h[1]]
+    assert stale and all(before == after for _, before, after in stale), handed   # dropped
+    assert [h for h in handed if h[0] == again["seq"]] == [(again["seq"], again["seq"], again["seq"] + 1)]
+    # A decision for a person's seat, even at the current seq, is never played.
+    from companion.game.state import Pass
+    game = table.games[gid]
+    assert game.state.to_act_color == "blue" and game.state.call   # blue may pass here, were it anyone's to send
+    seq = game.seq
+    real_act(gid, seq, "blue", Pass("blue"))
+    assert game.seq == seq
+    ann.close()
