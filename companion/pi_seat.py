@@ -259,9 +259,12 @@ class PiThinker:
 
     def _executor(self) -> Optional[ProcessPoolExecutor]:
         if self.process and self._pool is None:
-            # spawn: a fresh interpreter, never a fork of the server's threads and sockets
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_lower)
+            try:   # spawn: a fresh interpreter, never a fork of the server's threads and sockets
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_lower)
+            except OSError as e:
+                log.error("the Pi cannot think in a process of its own (%s): it thinks on a thread", e)
+                self.process = False
         return self._pool
 
     def decide(self, job: _Job) -> Action:
@@ -274,4 +277,7 @@ class PiThinker:
         except BrokenProcessPool:   # its process died (killed, out of memory): a new one next time, this one here
             log.error("the Pi's process stopped: it is started again")
             self._pool = None
-            return _decide(job.seen, job.color, job.level, seed)
+        except OSError as e:   # no process may be started here (a sandbox, no /dev/shm): the thread it is
+            log.error("the Pi cannot think in a process of its own (%s): it thinks on a thread", e)
+            self._pool, self.process = None, False
+        return _decide(job.seen, job.color, job.level, seed)
