@@ -59,6 +59,7 @@ def test_the_host_gives_a_colour_to_the_pi_and_the_table_screen_says_its_moves_a
     host.goto(f"/g/{gid}")
     host.wait_seq(2)
     # Beside the free colour on the host's phone: the Pi's level. Picking one gives it the seat.
+    shots_at(host, "pi-lobby-free", PHONES, at="#lobby")
     host.page.select_option('select.pi-level[data-color="red"]', "strong")
     host.page.wait_for_function("t => document.getElementById('lobby-seats').textContent.includes(t)",
                                 arg=i18n.t("de", "pi_seat", color=cap(i18n.term("de", "red")), level=i18n.t("de", "pi_level_strong")))
