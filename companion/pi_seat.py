@@ -132,6 +132,8 @@ class PiRequests:
             self._lobby_only(game)
             if level_of(game.devices.get(color)) is None:
                 raise _refused(409, "not_pi_seat", color=color)
+            if game.cards_locked:
+                raise _refused(409, "cards_locked")   # as release: a seat freed must not reopen the deal for a guess
             return self._commit(game, "pi", {"color": color, "level": None}, device)
 
     def _person_seat(self, game, color: str) -> None:

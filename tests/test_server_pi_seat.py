@@ -302,6 +302,9 @@ def test_a_physical_deal_the_people_enter_theirs_and_the_pi_is_dealt_from_the_re
     assert ann.post(f"/api/games/{gid}/seats/blue/cards", {"area": "lakes", "neighborhood": "park"}).status == 200
     r = ben.post(f"/api/games/{gid}/seats/red/cards", {"area": "chains", "neighborhood": "mall"})
     assert r.status == 200 and all(p.get("cards_entered", True) for p in r.json["players"])
+    # Every person's cards in and checked: the Pi's seat cannot be freed for another entry (a guess at theirs).
+    r = ann.request("DELETE", f"/api/games/{gid}/seats/white/pi", {})
+    assert (r.status, r.json["code"]) == (409, "cards_locked"), r
     view = ann.post(f"/api/games/{gid}/start").json
     assert view["phase"] == "playing"
     # Nobody is shown the Pi's cards before the tally.
