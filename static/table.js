@@ -162,7 +162,7 @@
       line.appendChild(M.chip(view.to_act));
       line.appendChild(el("span", "", M.nameOf(p) || M.cap(M.term(view.to_act))));
       s.appendChild(line);
-      s.appendChild(el("div", "", p.pi ? tr("pi_thinking", { player: M.who(view, view.to_act) }) : tr("banner_turn")));
+      s.appendChild(el("div", "", tr("banner_turn")));
     }
     ["blue", "red", "white", "gray"].forEach(function (c) { s.classList.toggle("c-" + c, view.phase === "playing" && view.to_act === c); });
     s.classList.toggle("turnbanner", view.phase === "playing" && !!view.to_act);
