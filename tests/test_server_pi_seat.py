@@ -15,6 +15,7 @@ from companion.game.setup import deal, make_setup, random_layout
 from companion.game.state import Seat
 from companion.pi_seat import deal_rest
 from conftest import FAST
+from pages_helpers import frame_leaks
 from server_helpers import LiveServer, Phone, choose, create_game, score_record
 
 PI_ENV = dict(FAST, COMPANION_BOT_DELAY="0")
@@ -88,6 +89,9 @@ def test_a_whole_game_with_one_phone_and_one_pi_seat_reaches_the_tally(server, p
     assert {c: p["total"] for c, p in scored["players"].items()} == {
         c: p["total"] for c, p in end["scores"]["players"].items()}
     assert score_record({k: v for k, v in record.items() if k != "pi"}) == scored
+    # Nothing the phone was sent before the end held the Pi's cards (nor any card but its own).
+    cards = {c: tuple(v) for c, v in next(b for _, k, b, _ in log if k == "start")["cards"].items()}
+    assert frame_leaks([json.dumps(m) for m in sock.messages], "blue", cards) == []
     # It thought in a process of its own, at a lower priority than the server's.
     kids = [int(k) for t in os.listdir(f"/proc/{server.proc.pid}/task")
             for k in open(f"/proc/{server.proc.pid}/task/{t}/children").read().split()]
