@@ -100,6 +100,11 @@ class PiEvents:
         else:
             self.devices.pop(color, None)
             self.names.pop(color, None)
+        clash = body.get("clash")
+        if clash:   # the people's entries, now all in, clash: as on_cards, both enter again and no card is named
+            for c in clash:
+                self.cards.pop(c, None)
+            self.notice = {"key": "notice_cards_clash", "color": clash[0], "other": clash[1], "seq": self.seq + 1}
 
 
 class PiRequests:
@@ -121,7 +126,16 @@ class PiRequests:
                 raise _refused(409, "cards_locked")
             if holder is None and len(people(game)) <= 1:
                 raise _refused(409, "pi_last_person")
-            text = self._commit(game, "pi", {"color": color, "level": level}, device)
+            body = {"color": color, "level": level}
+            rest = [c for c in people(game) if c != color]
+            if game.deal == "physical" and all(c in game.cards for c in rest):
+                # The people's entries are all in once this seat is the Pi's: checked together now, as the last
+                # entry would have been (table.enter_cards).
+                from companion.table import _clash
+                clash = _clash(game.mode, [(c, game.cards[c]) for c in rest])
+                if clash:
+                    body["clash"] = clash
+            text = self._commit(game, "pi", body, device)
             self.pi.warm()
             return text
 

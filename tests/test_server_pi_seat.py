@@ -381,3 +381,22 @@ def test_a_game_changed_while_the_pi_thinks_gets_no_stale_move_and_it_never_acts
     real_act(gid, seq, "blue", Pass("blue"))
     assert game.seq == seq
     ann.close()
+
+
+def test_a_seat_given_to_the_pi_after_the_others_entered_their_cards_checks_them_as_a_last_entry_would(server, phone):
+    """Two people entered the same card; once the third seat is the Pi's every person's entry is in: the clash is said
+    (naming the seats, never the card) and both enter again, as when the last person types theirs."""
+    ann, ben = phone(server), phone(server)
+    gid = create_game(ann, ["blue", "red", "white"], mode="family", deal="physical", seed=6)
+    assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
+    assert ben.post(f"/api/games/{gid}/seats/red", {"name": "Ben"}).status == 200
+    assert ann.post(f"/api/games/{gid}/seats/blue/cards", {"area": "lakes"}).status == 200
+    assert ben.post(f"/api/games/{gid}/seats/red/cards", {"area": "lakes"}).status == 200
+    r = ann.post(f"/api/games/{gid}/seats/white/pi", {"level": "easy"})
+    assert r.status == 200 and r.json["notice"]["key"] == "notice_cards_clash", r
+    assert r.json["you"]["area"] is None and "lakes" not in r.body.decode()   # never the card
+    assert not any(p.get("cards_entered") for p in r.json["players"])
+    assert ann.post(f"/api/games/{gid}/start").json["code"] == "cards_missing"
+    assert ben.post(f"/api/games/{gid}/seats/red/cards", {"area": "bridges"}).status == 200
+    assert ann.post(f"/api/games/{gid}/seats/blue/cards", {"area": "lakes"}).status == 200
+    assert ann.post(f"/api/games/{gid}/start").json["phase"] == "playing"
