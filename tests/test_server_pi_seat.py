@@ -100,6 +100,14 @@ def test_a_whole_game_with_one_phone_and_one_pi_seat_reaches_the_tally(server, p
     # History and BG Stats name it.
     plays = ann.get(f"/api/games/{gid}/bgstats").json
     assert "the Pi (strong)" in [p["name"] for p in plays["data"]["players"]]
+    standings = ann.get("/api/standings").json
+    assert "the Pi (strong)" in json.dumps(standings)
+    # A rematch keeps the Pi in its seat (the next player clockwise starts).
+    r = ann.post(f"/api/games/{gid}/rematch", {"rotate": True})
+    assert r.status == 200, r
+    new = ann.view(r.json["next_game"])
+    assert [(p["color"], p.get("pi")) for p in new["players"]] == [("red", "strong"), ("blue", None)]
+    assert new["you"]["color"] == "blue" and new["phase"] == "lobby"
 
 
 def test_refusals_say_why_and_change_nothing(server, phone):
