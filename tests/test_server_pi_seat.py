@@ -12,7 +12,7 @@ import pytest
 from companion import players
 from companion.game.rules import apply, new_game
 from companion.game.setup import deal, make_setup, random_layout
-from companion.game.state import Seat
+from companion.game.state import Bid, Seat
 from companion.pi_seat import deal_rest
 from conftest import FAST
 from pages_helpers import frame_leaks
@@ -363,8 +363,13 @@ def test_a_game_changed_while_the_pi_thinks_gets_no_stale_move_and_it_never_acts
     assert ann.post(f"/api/games/{gid}/seats/red/pi", {"level": "strong"}).status == 200
     view = ann.post(f"/api/games/{gid}/start").json
     move = choose(view, random.Random(2), 0)
+    # A decision handed in for a person's seat, at the current seq and legal, is never played.
+    real_act(gid, view["seq"], "blue", Bid("blue", move["bid"], move["value"]))
+    assert table.games[gid].seq == view["seq"]
     view = ann.post(f"/api/games/{gid}/actions", dict(move, expect_seq=view["seq"])).json
     assert view["to_act"] == "red" and entered.wait(30)   # the Pi is thinking about this position
+    r = ann.post(f"/api/games/{gid}/pass-for", {"expect_seq": view["seq"]})   # the host cannot act for the Pi
+    assert (r.status, r.json["code"]) == (409, "pi_plays"), r
     back = ann.post(f"/api/games/{gid}/undo", {"expect_seq": view["seq"]}).json
     again = ann.post(f"/api/games/{gid}/actions", dict(move, expect_seq=back["seq"])).json
     assert again["to_act"] == "red" and again["seq"] == view["seq"] + 2
@@ -381,13 +386,6 @@ def test_a_game_changed_while_the_pi_thinks_gets_no_stale_move_and_it_never_acts
     stale = [h for h in handed if h[0] != h[1]]
     assert stale and all(before == after for _, before, after in stale), handed   # dropped
     assert [h for h in handed if h[0] == again["seq"]] == [(again["seq"], again["seq"], again["seq"] + 1)]
-    # A decision for a person's seat, even at the current seq, is never played.
-    from companion.game.state import Pass
-    game = table.games[gid]
-    assert game.state.to_act_color == "blue" and game.state.call   # blue may pass here, were it anyone's to send
-    seq = game.seq
-    real_act(gid, seq, "blue", Pass("blue"))
-    assert game.seq == seq
     ann.close()
 
 
