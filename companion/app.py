@@ -39,6 +39,8 @@ DEFAULTS = {
     "HOST_AWAY": 120.0,          # seconds the host's (or a seat's) device must be offline before the table may
                                  # hand the role (or the seat) on
     "SEAT_MOVE_WAIT": 30.0,      # seconds every screen announces a seat moving to a new phone before it moves
+    "BOT_DELAY": 2.0,            # seconds the Pi's LED shows its turn before it acts (a pause the table can see)
+    "BOT_PROCESS": True,         # the Pi thinks in a process of its own (False: on a thread of the server's)
 }
 
 ENV = {  # settings the systemd unit passes through /etc/default/metropolys-companion
@@ -53,6 +55,8 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
     "COMPANION_LOBBY_LIMIT": ("LOBBY_LIMIT", int),
     "COMPANION_HOST_AWAY": ("HOST_AWAY", float),
     "COMPANION_SEAT_MOVE_WAIT": ("SEAT_MOVE_WAIT", float),
+    "COMPANION_BOT_DELAY": ("BOT_DELAY", float),
+    "COMPANION_BOT_PROCESS": ("BOT_PROCESS", lambda v: v.lower() not in ("0", "no", "false")),
 }
 
 
@@ -82,7 +86,8 @@ def create_app(config: Optional[dict] = None) -> Flask:
     store.open()   # a damaged file is moved aside here, and what can be read of it recovered
     def replayed() -> Table:
         table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]),
-                      move_wait=float(app.config["SEAT_MOVE_WAIT"]))
+                      move_wait=float(app.config["SEAT_MOVE_WAIT"]), bot_delay=float(app.config["BOT_DELAY"]),
+                      bot_process=bool(app.config["BOT_PROCESS"]))
         table.load()
         return table
 

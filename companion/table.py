@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Optional
 
-from companion import codes, views
+from companion import codes, pi_seat, views
 from companion.asks import Ask, Turndowns
 from companion.codes import Code
 from companion.game.board import PERIPHERAL, load_board
@@ -27,6 +27,7 @@ from companion.limits import ASKS_PER_SEAT, OWN
 from companion.live.hub import Hub
 from companion.live.timers import Timers
 from companion.names import same as same_name
+from companion.pi_seat import PiEvents, PiRequests, PiThinker
 from companion.scoreboard import BoardEvents, BoardRequests
 from companion.store import history
 from companion.store.db import Store
@@ -53,7 +54,7 @@ def device_id(cookie: str) -> str:
 
 
 @dataclass
-class Game(BoardEvents):
+class Game(BoardEvents, PiEvents):
     """One game in memory: rebuilt from its log when first needed, then kept in step with it.
 
     It keeps its current state and its actions, not every state in between: undo replays from the setup.
@@ -133,9 +134,11 @@ class Game(BoardEvents):
     @property
     def cards_locked(self) -> bool:
         """A physical deal once every seat has entered its cards: checked together, then fixed (entries that
-        clash, from a log written before every completion was checked, are open to enter again)."""
-        return (self.deal == "physical" and self.state is None and all(c in self.cards for c in self.colors)
-                and not clashing(self.mode, [self.cards[c] for c in self.colors]))
+        clash, from a log written before every completion was checked, are open to enter again). The Pi's seats
+        are dealt at the start, from what the people's entries leave."""
+        people = pi_seat.people(self)
+        return (self.deal == "physical" and self.state is None and all(c in self.cards for c in people)
+                and not clashing(self.mode, [self.cards[c] for c in people]))
 
     def seat_of(self, device: Optional[str]) -> Optional[str]:
         for color, d in self.devices.items():
@@ -150,7 +153,7 @@ class Game(BoardEvents):
         on = getattr(self, "on_" + kind, None)
         if on is None:
             raise ValueError(f"unknown event kind {kind!r}")
-        if kind in ("seat", "release", "cards", "setup"):
+        if kind in ("seat", "release", "cards", "setup", "pi"):
             self.changes[device] = self.changes.get(device, 0) + 1
         elif kind in ("building", "tokens", "holder", "secret", "name"):
             self.entries[device] = self.entries.get(device, 0) + 1
@@ -268,10 +271,15 @@ class Game(BoardEvents):
 
     def on_undo(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The last action taken back: the state is replayed without it."""
-        self.undone = dict(self.recent.pop()) if self.recent else {}
+        also = []
+        for _ in range(body.get("count", 1)):   # more than one: the Pi's moves since the person's action too
+            self.undone = dict(self.recent.pop()) if self.recent else {}
+            self.actions.pop()
+            also.append(self.undone)
+        if len(also) > 1:
+            self.undone["also"] = also[-2::-1]
         self.undone["seq"] = self.seq + 1
         self.show_skipped = False        # a game ended again is shown again
-        self.actions.pop()
         state = new_game(self.state.setup)
         for action in self.actions:
             state = apply(state, action)
@@ -330,12 +338,13 @@ def _action(body: dict) -> Action:
     return Bid(body["player"], body["bid"], body["value"])
 
 
-class Table(BoardRequests):
+class Table(BoardRequests, PiRequests):
     """The games on this Pi being played (ended ones are read from SQLite when opened), the log, listeners, LEDs."""
 
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
 
-    def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = 120.0, move_wait: float = 30.0):
+    def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = 120.0, move_wait: float = 30.0,
+                 bot_delay: float = 2.0, bot_process: bool = True):
         self.store = store
         self.hub = hub
         # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
@@ -355,6 +364,7 @@ class Table(BoardRequests):
         self.guesses = codes.Guesses()     # wrong codes cost the guesser a wait, never the code's owner
         self.turndowns = Turndowns()       # asks for a gone seat the Pi's screen cancelled: a growing wait
         self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
+        self.pi = PiThinker(self, bot_delay, bot_process)   # the seats the Pi plays: it thinks off the request path
 
     def load(self) -> None:
         """Replay the games not ended, in the order the log was written, so the table shows what it showed:
@@ -397,6 +407,9 @@ class Table(BoardRequests):
             self.store.write(lambda conn, at: [write(conn, at) for write in backfill])
         if self.current:
             self._show_leds(self.games[self.current])
+        for game in list(self.games.values()):
+            with game.lock:
+                self.pi.after(game)   # a Pi seat whose turn it was acts again after a restart
 
     def _replay(self, gid: str) -> Optional[Game]:
         game = self._new_game(gid)
@@ -550,6 +563,7 @@ class Table(BoardRequests):
             self._show(None)   # the table let go of its game: every LED off
         else:
             self._show_leds(game, call_ended)
+        self.pi.after(game)
         # The view its own socket was just sent, when it has one open (the LEDs change no view).
         return told[device] if device in told else views.view_json(game, device)
 
@@ -744,6 +758,7 @@ class Table(BoardRequests):
             if game.phase != "playing":
                 raise Refused(409, "not_playing")
             self._may_sit(game, color, device, address)
+            self._person_seat(game, color)
             holder = game.devices.get(color)
             if holder is not None and not game.away(holder):
                 raise Refused(409, "seat_not_gone", color=color, seconds=int(self.host_away))
@@ -852,7 +867,9 @@ class Table(BoardRequests):
             body = self._check_options(options)
             body["removed_seat"] = color
             if game.deal == "physical":
-                body.update(self._deal_check(game, game.cards, players))   # never a completed deal left unchecked
+                # never a completed deal left unchecked (the Pi's seats are dealt at the start, from what is left)
+                people = [c for c in players if not pi_seat.level_of(game.devices.get(c))]
+                body.update(self._deal_check(game, game.cards, people))
             return self._commit(game, "setup", body, device)
 
     # -- the host role --
@@ -861,6 +878,7 @@ class Table(BoardRequests):
         game = self.get(gid)
         with game.lock:
             self._host_on_seat(game, color, device)
+            self._person_seat(game, color)
             return self._commit(game, "host", {"color": color}, device)
 
     def table_host(self, gid: str, device: str) -> str:
@@ -937,7 +955,8 @@ class Table(BoardRequests):
         """Which seats have no live device, from the sockets open now (a seat with none is offline, also right
         after a restart); True when that changed."""
         live = self.hub.live(game.id) if live is None else live
-        offline = tuple(c for c in game.colors if c in game.devices and game.devices[c] not in live)
+        offline = tuple(c for c in game.colors if c in game.devices and game.devices[c] not in live
+                        and not pi_seat.level_of(game.devices[c]))   # the Pi's seats need no phone
         changed, game.offline = offline != game.offline, offline
         return changed
 
@@ -996,6 +1015,7 @@ class Table(BoardRequests):
             if st is None or game.phase != "playing":
                 raise Refused(409, "not_started" if st is None else "not_playing")
             color = st.to_act_color
+            self._person_seat(game, color)
             if game.devices.get(color) in self.hub.live(game.id):
                 raise Refused(409, "player_here", color=color)
             if not legal_actions(st).can_pass:
@@ -1066,7 +1086,7 @@ class Table(BoardRequests):
                 raise RuleError("no_borders_2p", color=color)
             check_cards(game.mode, [Seat(color, "", area, hood)])
             body = {"color": color, "area": area, "neighborhood": hood}
-            body.update(self._deal_check(game, dict(game.cards, **{color: (area, hood)}), game.colors))
+            body.update(self._deal_check(game, dict(game.cards, **{color: (area, hood)}), pi_seat.people(game)))
             return self._commit(game, "cards", body, device)
 
     def _deal_check(self, game: Game, entered: dict, colors) -> dict:
@@ -1084,12 +1104,18 @@ class Table(BoardRequests):
             self._lobby_only(game)
             if any(c not in game.devices for c in game.colors):
                 raise Refused(409, "seats_free")
+            if not pi_seat.people(game):
+                raise Refused(409, "pi_last_person")
             if game.deal == "physical":
-                if any(c not in game.cards for c in game.colors):
+                if any(c not in game.cards for c in pi_seat.people(game)):
                     raise Refused(409, "cards_missing")
-                cards = {c: list(game.cards[c]) for c in game.colors}
+                cards = {c: list(game.cards[c]) for c in pi_seat.people(game)}
+                # The Pi's seats are dealt from what the people's cards left, by the app: nobody sees them.
+                cards.update(pi_seat.deal_rest(game.mode, len(game.colors), game.cards, list(pi_seat.pi_seats(game)),
+                                               random.Random(secrets.randbits(128))))
+                cards = {c: cards[c] for c in game.colors}
                 try:
-                    check_cards(game.mode, [Seat(c, "", *game.cards[c]) for c in game.colors])
+                    check_cards(game.mode, [Seat(c, "", *cards[c]) for c in game.colors])
                 except RuleError:
                     # The host is told that two entries clash, not which card: that is someone's secret.
                     raise Refused(409, "cards_clash") from None
@@ -1101,7 +1127,8 @@ class Table(BoardRequests):
             make_setup(game.mode, [Seat(c, game.names.get(c, ""), *cards[c]) for c in game.colors],
                        game.removed, game.tokens)
             body = {"cards": cards}
-            first = first_game(self.store, {c: game.names.get(c) for c in game.colors}, dict(game.devices))
+            mine = pi_seat.people(game)
+            first = first_game(self.store, {c: game.names.get(c) for c in mine}, {c: game.devices[c] for c in mine})
             if first:
                 body["first_game"] = first   # the hint on their own phone only (views.private)
             return self._commit(game, "start", body, device)
@@ -1116,10 +1143,15 @@ class Table(BoardRequests):
             if st is None:
                 raise Refused(409, "not_started")
             action = Pass(color) if move.get("pass") else Bid(color, move["bid"], move["value"])
-            # Raises RuleError (nothing appended, nothing changed), also for an automatic pass: the rules' own.
-            after = apply(st, action)
-            return self._commit(game, "action", action.to_json(), device,
-                                call_ended=sum(after.built_count) > sum(st.built_count), after=after)
+            return self._act(game, action, device)
+
+    def _act(self, game: Game, action: Action, device: str) -> str:
+        """A bid or a pass by the seat to act (a phone's or the Pi's), checked by the rules, then committed."""
+        st = game.state
+        # Raises RuleError (nothing appended, nothing changed), also for an automatic pass: the rules' own.
+        after = apply(st, action)
+        return self._commit(game, "action", action.to_json(), device,
+                            call_ended=sum(after.built_count) > sum(st.built_count), after=after)
 
     def undo(self, gid: str, device: str, expect_seq: Optional[int] = None) -> str:
         game = self.get(gid)
@@ -1128,9 +1160,13 @@ class Table(BoardRequests):
             self._host_only(game, device)
             if expect_seq is not None and expect_seq != game.seq:
                 raise Refused(409, "stale")   # a retried undo must not take back a second action
-            if not game.actions:
+            count = pi_seat.undo_count(game)   # back to the last person's action, the Pi's moves since with it
+            if not count:
                 raise Refused(409, "nothing_to_undo")
-            return self._commit(game, "undo", {"action": len(game.actions)}, device)
+            body = {"action": len(game.actions)}
+            if count > 1:
+                body["count"] = count
+            return self._commit(game, "undo", body, device)
 
     def record(self, gid: str) -> dict:
         game = self.get(gid)
@@ -1139,10 +1175,10 @@ class Table(BoardRequests):
                 raise Refused(409, "board_no_record")   # scored from the board: no bids were ever recorded
             if game.phase == "abandoned" and game.state is not None:
                 # The actions so far: `companion score` replays them to the state the game stopped in.
-                return to_record(game.state.setup, game.actions)
+                return pi_seat.with_pi(to_record(game.state.setup, game.actions), game)
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
-            return to_record(game.state.setup, game.actions)
+            return pi_seat.with_pi(to_record(game.state.setup, game.actions), game)
 
     def _nobody_to_confirm(self, game: Game, color: str) -> bool:
         """A host claim nobody else could confirm, past the host-away wait: no other seat is held but the gone host's.

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from typing import Any, Iterable, Optional
 
 from companion.game.rules import could_outbid, legal_actions
 from companion.game.scoring import explain
-from companion.game.state import Bid
+from companion.game.state import Bid, State
+from companion import pi_seat
 
 
 def public(game) -> dict:
@@ -70,7 +72,10 @@ def public(game) -> dict:
              "buildings": 0}
         if color in game.offline and st and not game.abandoned and game.away(game.devices.get(color)):
             p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
-        if game.deal == "physical" and not st:
+        level = pi_seat.level_of(game.devices.get(color))
+        if level:
+            p["pi"] = level           # the Pi plays this seat (its cards are dealt by the app, seen by nobody)
+        elif game.deal == "physical" and not st:
             p["cards_entered"] = color in game.cards
         if st:
             p["values"] = list(st.hands[i])
@@ -250,6 +255,14 @@ def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
             if color in game.first_game and not any(isinstance(a, Bid) and a.player == color for a in game.actions):
                 view["first_game_hint"] = True
     return view
+
+
+def seat_state(game, color: str) -> State:
+    """What the seat `color` may know now, for the Pi playing it: the game's state with every other seat's secret
+    cards hidden (its own kept), as that seat's phone would be shown; the Pi's players get nothing else."""
+    st = game.state
+    seats = tuple(s if s.color == color else replace(s, area=None, neighborhood=None) for s in st.setup.seats)
+    return replace(st, setup=replace(st.setup, seats=seats))
 
 
 HISTORY_FIELDS = ("id", "status", "mode", "date", "started_at", "ended_at", "duration_min", "players", "winners",

@@ -71,8 +71,12 @@ var M = (function () {
   function who(view, color) {
     var p = (view.players || []).filter(function (q) { return q.color === color; })[0];
     var name = cap(term(color));
+    if (p && p.pi) return tr("pi_who", { color: name });   // "The Pi (Blue)", in this page's language
     return p && p.name ? p.name + " (" + name + ")" : name;
   }
+  /* A seat's name as this page says it: the Pi's in the page's language ("the Pi (strong)"). */
+  function nameOf(p) { return p && p.pi ? tr("pi_name", { level: tr("pi_level_" + p.pi) }) : (p && p.name); }
+  function isPi(view, color) { return (view.players || []).some(function (q) { return q.color === color && q.pi; }); }
   function show(node, on) { if (node) node.hidden = !on; }
 
   /* The JSON API: always JSON, same origin, so the server's Origin check passes. */
@@ -195,7 +199,7 @@ var M = (function () {
     if (!view.to_act) return;
     var mine = view.you && view.you.color === view.to_act;
     node.appendChild(chip(view.to_act));
-    node.appendChild(document.createTextNode(" " + (mine ? tr("your_turn") : tr("to_act", { player: who(view, view.to_act) }))));
+    node.appendChild(document.createTextNode(" " + (mine ? tr("your_turn") : cap(tr(isPi(view, view.to_act) ? "pi_thinking" : "to_act", { player: who(view, view.to_act) })))));
     node.classList.add(mine ? "mine" : "theirs");
   }
 
@@ -237,7 +241,7 @@ var M = (function () {
       var row = el("tr", p.color === view.to_act ? "acting" : "");
       var td = el("td"); td.appendChild(chip(p.color)); row.appendChild(td);
       var nm = el("td", "pname");
-      nm.appendChild(el("span", "nm", (p.name || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : "")));
+      nm.appendChild(el("span", "nm", (nameOf(p) || "–") + (view.you && view.you.color === p.color ? " (" + tr("you") + ")" : "")));
       if (p.color === view.host_color) nm.appendChild(el("span", "tag", tr("host_mark")));
       if (p.seated && p.online === false) nm.appendChild(el("span", "tag off", tr("offline_mark")));
       if (view.subway_card === p.color) nm.appendChild(el("span", "tag sub", tr("card_subway")));
@@ -283,7 +287,7 @@ var M = (function () {
     colors.forEach(function (c) {
       var th = el("th"), p = (view.players || []).filter(function (q) { return q.color === c; })[0];
       th.appendChild(chip(c));
-      th.appendChild(el("div", "small", (p && p.name) || cap(term(c))));
+      th.appendChild(el("div", "small", nameOf(p) || cap(term(c))));
       head.appendChild(th);
     });
     tbl.appendChild(head);
@@ -396,7 +400,7 @@ var M = (function () {
     location.reload();
   });
 
-  return { S: S, tr: tr, pluralIndex: pluralIndex, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
+  return { nameOf: nameOf, isPi: isPi, S: S, tr: tr, pluralIndex: pluralIndex, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
     api: api, errorOf: errorOf, Map: BoardMap, live: live, status: status, callPanel: callPanel,
     playersPanel: playersPanel, endPanel: endPanel, detailNote: detailNote, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
 })();

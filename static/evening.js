@@ -126,7 +126,7 @@
       var li = el("li", "prow wrap");
       li.appendChild(M.chip(p.color));
       var gone = !p.seated || offline.indexOf(p.color) >= 0;
-      var label = (p.name || tr("seat_free")) + (p.color === view.host_color ? " (" + tr("host_mark") + ")" : "") +
+      var label = (M.nameOf(p) || tr("seat_free")) + (p.color === view.host_color ? " (" + tr("host_mark") + ")" : "") +
         (p.seated && gone ? " – " + tr("offline_mark") : "");
       var span = el("span", "grow", " " + label);
       var code = view.move_codes && view.move_codes[p.color];
@@ -134,7 +134,7 @@
       li.appendChild(span);
       if (view.phase === "playing") {
         // No seat powers: a seat moves only from its own phone, or with the table display's confirmation.
-        if (p.seated && !gone && p.color !== view.host_color) li.appendChild(btn(tr("make_host"), "small", function () {
+        if (p.seated && !gone && !p.pi && p.color !== view.host_color) li.appendChild(btn(tr("make_host"), "small", function () {
           if (window.confirm(tr("make_host_confirm", { player: M.who(view, p.color) }))) send("/host", { color: p.color });
         }));
       }

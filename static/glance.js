@@ -65,29 +65,38 @@ var G = (function () {
 
   /* The physical steps after a call, in order: turn the winner over (and take the token), cards, the rest back. */
   function steps(view, c) {
-    var out = [], winner = who(view, c.color);
-    out.push(c.token ? tr("step_build_token", { player: winner, value: c.value, nb: c.neighborhood, token: term(c.token) })
-                     : tr("step_build", { player: winner, value: c.value, nb: c.neighborhood }));
+    // The Pi's pieces are moved by someone at the table: "For the Pi (Blue): turn the blue 7 on C05 over."
+    var out = [], winner = who(view, c.color), pi = M.isPi(view, c.color) ? "_pi" : "";
+    out.push(c.token ? tr("step_build_token" + pi, { player: winner, value: c.value, nb: c.neighborhood, token: term(c.token), color: term(c.color) })
+                     : tr("step_build" + pi, { player: winner, value: c.value, nb: c.neighborhood, color: term(c.color) }));
     ["subway", "archaeological"].forEach(function (k) {
       if (!c[k + "_card"]) return;
       var from = c[k + "_from"];
-      out.push(from ? tr("step_card", { player: winner, card: cardName(k), from: who(view, from) })
-                    : tr("step_card_new", { player: winner, card: cardName(k) }));
+      out.push(from ? tr("step_card" + pi, { player: winner, card: cardName(k), from: who(view, from) })
+                    : tr("step_card_new" + pi, { player: winner, card: cardName(k) }));
     });
     // What goes back to hands comes from the server (companion/game/summary.py), the winner's own earlier bids included.
     var back = c.back || [];
     var own = back.filter(function (b) { return b.color === c.color; });
     var others = back.filter(function (b) { return b.color !== c.color; });
-    if (own.length) out.push(tr("step_back_own", { player: winner, bids: own.map(function (b) {
+    if (own.length) out.push(tr("step_back_own" + pi, { player: winner, bids: own.map(function (b) {
       return tr("bid_own", { value: b.value, nb: b.neighborhood }); }).join("; ") }));
     if (others.length) out.push(tr("step_back", { bids: bidList(view, others) }));
     return out;
   }
   function callKey(c) { return c ? c.color + ":" + c.neighborhood + ":" + c.value : ""; }
 
+  /* The card's call: the one just over; or, when the Pi opened the next call at once (it won the last one), that
+     last one still, until the next decision: its pieces are moved by the people at the table, who need the steps. */
+  function overCall(view) {
+    if (view.call_over) return view.call_over;
+    var log = view.log || [], l = log[log.length - 1], before = log[log.length - 2];
+    if (!l || !before || !before.ended || view.undone || (view.call || []).length !== 1 || !M.isPi(view, l.color)) return null;
+    return before.ended;
+  }
   /* The call-over card: until the next bid, or until this screen's Done (onDone null: no button). */
   function callOver(node, view, dismissed, onDone) {
-    var c = view.call_over;
+    var c = overCall(view);
     var on = !!c && view.phase !== "lobby" && dismissed !== callKey(c);
     M.show(node, on);
     node.textContent = "";
@@ -96,7 +105,7 @@ var G = (function () {
     node.appendChild(el("h2", "", tr("call_over")));
     var head = el("p", "big");
     head.appendChild(M.chip(c.color));
-    head.appendChild(document.createTextNode(" " + tr("call_built", { player: who(view, c.color), value: c.value, nb: c.neighborhood })));
+    head.appendChild(document.createTextNode(" " + M.cap(tr("call_built", { player: who(view, c.color), value: c.value, nb: c.neighborhood }))));
     node.appendChild(head);
     node.appendChild(el("p", "reason", tr("reason_" + c.reason)));
     if ((c.passed || []).length)
@@ -116,7 +125,9 @@ var G = (function () {
 
   /* What undo would take back (the confirm) and what it took back (every screen, until the next action). */
   function undoQuestion(view) {
-    var last = (view.log || [])[(view.log || []).length - 1];
+    // Undo goes back to the last person's action (the Pi's moves since go with it).
+    var people = (view.log || []).filter(function (l) { return !M.isPi(view, l.color); });
+    var last = people[people.length - 1];
     if (!last) return tr("undo_confirm");
     var p = { player: who(view, last.color), value: last.value, nb: last.neighborhood };
     return tr(last.kind === "bid" ? "undo_confirm_bid" : "undo_confirm_pass", p);
@@ -127,6 +138,10 @@ var G = (function () {
     if (!u.kind) return [tr("undone_other")];
     var p = { player: who(view, u.color), value: u.value, nb: u.neighborhood };
     var out = [tr(u.kind === "bid" ? "undone_bid" : "undone_pass", p)];
+    (u.also || []).forEach(function (a) {   // the Pi's moves taken back with it: its pieces come off the board too
+      out.push(a.kind === "bid" ? tr("undone_also", { player: who(view, a.color), value: a.value, nb: a.neighborhood, color: term(a.color) })
+                                : tr("undone_also_pass", { player: who(view, a.color) }));
+    });
     var e = u.ended;
     if (e) {
       if (u.kind === "pass") out.push(tr("undone_call", { value: e.value, nb: e.neighborhood }));
@@ -146,16 +161,32 @@ var G = (function () {
     lines.forEach(function (l) { node.appendChild(el("p", "", l)); });
   }
 
+  /* The Pi's last move in the words of the board, until the next decision: "The Pi (Blue) bids 7 on C05: put a blue
+     7 on C05." Someone at the table moves its pieces. */
+  function piMove(node, view) {
+    var log = view.log || [], l = log[log.length - 1];
+    var on = !!l && view.phase !== "lobby" && M.isPi(view, l.color) && !view.undone;
+    M.show(node, on);
+    node.textContent = "";
+    if (!on) return;
+    node.className = "notice pimove c-edge-" + l.color;
+    node.appendChild(M.chip(l.color));
+    node.appendChild(document.createTextNode(" "));
+    node.appendChild(el("span", "pmtext", M.cap(l.kind === "bid"
+      ? tr("pi_bid", { player: who(view, l.color), value: l.value, nb: l.neighborhood, color: term(l.color) })
+      : tr("pi_pass", { player: who(view, l.color) }))));
+  }
+
   /* The short log, newest first: bids, passes (said and automatic), and each call's end. */
   function logLines(view, max) {
     var out = [];
     var log = view.log || [];
     for (var i = log.length - 1; i >= 0 && out.length < max; i--) {
       var l = log[i];
-      if (l.ended) out.push({ color: l.ended.color, cls: "built", text: tr("last_call", { player: who(view, l.ended.color), value: l.ended.value, nb: l.ended.neighborhood }) });
-      if ((l.auto || []).length) out.push({ color: null, cls: "auto", text: tr("log_auto", { players: l.auto.map(function (c) { return who(view, c); }).join(", ") }) });
-      out.push({ color: l.color, cls: l.kind, text: l.kind === "bid" ? tr("log_bid", { player: who(view, l.color), value: l.value, nb: l.neighborhood })
-                                                                      : tr("log_pass", { player: who(view, l.color) }) });
+      if (l.ended) out.push({ color: l.ended.color, cls: "built", text: M.cap(tr("last_call", { player: who(view, l.ended.color), value: l.ended.value, nb: l.ended.neighborhood })) });
+      if ((l.auto || []).length) out.push({ color: null, cls: "auto", text: M.cap(tr("log_auto", { players: l.auto.map(function (c) { return who(view, c); }).join(", ") })) });
+      out.push({ color: l.color, cls: l.kind, text: M.cap(l.kind === "bid" ? tr("log_bid", { player: who(view, l.color), value: l.value, nb: l.neighborhood })
+                                                                      : tr("log_pass", { player: who(view, l.color) })) });
     }
     return out.slice(0, max);
   }
@@ -234,7 +265,7 @@ var G = (function () {
     wasMine = mine;
   }
 
-  return { refusal: refusal, valueRefusal: valueRefusal, callOver: callOver, steps: steps, callKey: callKey,
+  return { overCall: overCall, piMove: piMove, refusal: refusal, valueRefusal: valueRefusal, callOver: callOver, steps: steps, callKey: callKey,
     undoQuestion: undoQuestion, undone: undone, logList: logList, turnCue: turnCue, soundOn: soundOn,
     setSound: setSound, tone: tone, wakeAudio: wakeAudio, audioState: audioState, hostLoss: hostLoss,
     hostCountdown: hostCountdown };

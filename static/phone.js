@@ -54,6 +54,7 @@
     map.mark(myTurn() && online ? view.legal.neighborhoods : null, picked);
     G.callOver($("callover"), view, dismissed, function (key) { dismissed = key; render(); });
     G.undone($("undone"), view);
+    G.piMove($("pimove"), view);
     G.logList($("log"), view, 12);
     M.show($("passed-note"), view.phase === "playing" && !!view.you && (view.passed || []).indexOf(view.you.color) >= 0);
     G.turnCue(!!myTurn());
@@ -125,8 +126,17 @@
       if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
       if (p.cards_entered === false && p.name) name += " – " + tr("cards_waiting");
       if (view.host && (view.new_devices || []).includes(p.color)) name += " – " + tr("new_device");
-      li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + M.cap(term(p.color)) + " – " + name));
-      if (view.host && p.name) {
+      var label = p.pi ? tr("pi_seat", { color: M.cap(term(p.color)), level: tr("pi_level_" + p.pi) }) : M.cap(term(p.color)) + " – " + name;
+      li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + label));
+      if (view.host && p.pi) piLevels(li, p);   // "Blue: the Pi, strong": another level, or a person plays
+      else if (view.host && !p.name) piLevels(li, p);
+      if (view.host && p.pi) {
+        var back = M.el("button", "btn small", tr("pi_free"));
+        back.type = "button";
+        back.className = "btn small pi-free";
+        back.onclick = function () { send("DELETE", "/seats/" + p.color + "/pi", {}); };
+        li.appendChild(back);
+      } else if (view.host && p.name) {
         var b = M.el("button", "btn small", tr("release"));
         b.type = "button";
         b.onclick = function () { post("/seats/" + p.color + "/release", {}); };
@@ -164,11 +174,29 @@
     if (!view.you && !free.length) say(tr("spectator"), true);
     var physical = view.deal ? view.deal === "physical" : !!(view.you && !view.you.area);
     // Once every seat has entered its cards they are checked together and fixed: no form to change them.
-    var allIn = view.players.every(function (p) { return p.cards_entered; });
+    var allIn = view.players.every(function (p) { return p.pi || p.cards_entered; });
     M.show($("cards-form"), !!view.you && physical && !allIn);
     if (view.you && physical) cardsForm();
     M.show($("host-lobby"), !!view.host);
     M.show($("wait-start"), !view.host && !!view.you);
+  }
+
+  /* Beside a free colour (or the Pi's) on the host's phone: the Pi's level; picking one gives it the seat. */
+  function piLevels(li, p) {
+    var sel = M.el("select", "pi-level");
+    sel.setAttribute("aria-label", tr("pi_take") + " – " + M.cap(term(p.color)));
+    var none = M.el("option", "", p.pi ? tr("pi_take") : tr("pi_take") + "…");
+    none.value = "";
+    if (!p.pi) sel.appendChild(none);
+    ["easy", "normal", "strong"].forEach(function (lv) {
+      var o = M.el("option", "", tr("pi_level_" + lv));
+      o.value = lv;
+      if (lv === p.pi) o.selected = true;
+      sel.appendChild(o);
+    });
+    sel.setAttribute("data-color", p.color);
+    sel.onchange = function () { if (sel.value) send("POST", "/seats/" + p.color + "/pi", { level: sel.value }); };
+    li.appendChild(sel);
   }
 
   function options(select, values, current, label) {
@@ -278,13 +306,14 @@
     if (last) r.textContent = tr("put_real_bid", { value: last.value, nb: last.neighborhood });
   }
 
-  function post(path, body) {
+  function post(path, body) { return send("POST", path, body); }
+  function send(method, path, body) {
     if (busy) return Promise.resolve(null);
     busy = true;
     say("");
     toast("");   // the next answer replaces a refusal: it never lingers over the call-over card
     render();
-    return M.api("POST", "/api/games/" + encodeURIComponent(gameId) + path, body).then(function (res) {
+    return M.api(method, "/api/games/" + encodeURIComponent(gameId) + path, body).then(function (res) {
       busy = false;
       if (res.data && res.data.view) take(res.data.view);
       else if (res.ok && res.data && res.data.phase) take(res.data);

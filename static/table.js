@@ -16,10 +16,11 @@
     M.show($("layout"), view.phase === "lobby");
     map.list($("layout-list"), view.tokens, view.removed_districts);
     callTiles(view);
-    M.show($("callbox"), view.phase === "playing" && !view.call_over);
+    M.show($("callbox"), view.phase === "playing" && !G.overCall(view));
     G.callOver($("callover"), view, null, null);
     placeCard(view, docked(view));
     G.undone($("undone"), view);
+    G.piMove($("pimove"), view);
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
     evening();
@@ -218,7 +219,7 @@
   /* About 10 s after a call ends its card leaves the map for the side column: the whole board shows for the next bid. */
   var DOCK_MS = 10000, ended = { key: null, since: 0, timer: null };
   function docked(view) {
-    var key = view.call_over ? view.id + ":" + G.callKey(view.call_over) : null;
+    var over = G.overCall(view), key = over ? view.id + ":" + G.callKey(over) : null;
     if (key !== ended.key) {
       clearTimeout(ended.timer);
       ended = { key: key, since: Date.now(), timer: key ? setTimeout(render, DOCK_MS) : null };
@@ -229,7 +230,7 @@
   /* The call-over card goes over the half of the map away from the new building, which stays in sight; docked, it
      takes the call's place in the side column. */
   function placeCard(view, dock) {
-    var c = view.call_over, card = $("callover"), board = document.querySelector(".tscreen .board");
+    var c = G.overCall(view), card = $("callover"), board = document.querySelector(".tscreen .board");
     var home = dock ? $("callbox").parentNode : board;
     if (card.parentNode !== home) {
       if (dock) home.insertBefore(card, $("callbox"));
@@ -270,7 +271,7 @@
       box.setAttribute("data-color", p.color);
       var head = el("div", "hhead");
       head.appendChild(M.chip(p.color));
-      head.appendChild(el("span", "nm", p.name || M.cap(M.term(p.color))));
+      head.appendChild(el("span", "nm", M.nameOf(p) || M.cap(M.term(p.color))));
       box.appendChild(head);
       var vals = el("div", "hvals");
       vals.setAttribute("aria-label", tr("in_hand"));
@@ -449,6 +450,7 @@
         $("notice").hidden = true;
         M.show($("callover"), false);
         M.show($("undone"), false);
+        M.show($("pimove"), false);
         noGame(res.data);
       }
     });

@@ -452,6 +452,28 @@ UI = {
     "seat_ask_new": "never sat at this table",
     "seat_ask_played": "last sat here {date}",
     "seat_ask_cancel": "Not this phone",
+    # a seat the Pi plays (issue 32)
+    "pi_name": "the Pi ({level})",
+    "pi_who": "the Pi ({color})",
+    "pi_level_easy": "easy", "pi_level_normal": "normal", "pi_level_strong": "strong",
+    "pi_seat": "{color}: the Pi, {level}",
+    "pi_take": "The Pi plays",
+    "pi_free": "A person plays",
+    "pi_bid": "{player} bids {value} on {nb}: put a {color} {value} on {nb}.",
+    "pi_pass": "{player} passes.",
+    "pi_thinking": "{player} is thinking…",
+    "step_build_pi": "For {player}: turn the {color} {value} on {nb} over.",
+    "step_build_token_pi": "For {player}: turn the {color} {value} on {nb} over and put the {token} token by its buildings.",
+    "step_card_pi": "For {player}: put the {card} by its buildings (from {from}).",
+    "step_card_new_pi": "For {player}: put the {card} by its buildings.",
+    "step_back_own_pi": "For {player}: take its other buildings back ({bids}).",
+    "undone_also": "Taken back too: {player}'s {value} on {nb}: take the {color} {value} off {nb}.",
+    "undone_also_pass": "Taken back too: {player}'s pass.",
+    # refusals
+    "pi_level": "The Pi plays at one of these levels: {levels}.",
+    "pi_last_person": "At least one seat must stay a person's: the Pi cannot play every colour.",
+    "not_pi_seat": "The Pi does not play {color}.",
+    "pi_plays": "The Pi plays {color}: that seat has no phone to move or to hand anything to.",
 }
 
 # The kinds of value the API names when a request carries the wrong type (`kind` in bad_type).

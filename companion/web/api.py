@@ -119,6 +119,23 @@ def release_seat(gid: str, color: str):
     return view_response(current_table().release_seat(gid, color, g.device, address()))
 
 
+@bp.post("/games/<gid>/seats/<color>/pi")
+def seat_pi(gid: str, color: str):
+    """The host gives a free colour to the Pi (docs/API.md, "A seat the Pi plays")."""
+    data = payload({"level": (STR, True)})
+    limit_writes()
+    limit_changes(current_table().get(gid))
+    return view_response(current_table().seat_pi(gid, color, data["level"], g.device))
+
+
+@bp.delete("/games/<gid>/seats/<color>/pi")
+def free_pi(gid: str, color: str):
+    payload({})
+    limit_writes()
+    limit_changes(current_table().get(gid))
+    return view_response(current_table().free_pi(gid, color, g.device))
+
+
 @bp.post("/games/<gid>/seats/<color>/code")
 def seat_code(gid: str, color: str):
     payload({})

@@ -1,0 +1,158 @@
+"""A seat the Pi plays, on the pages (issue 32): the host gives it a colour on their phone's lobby, the table screen
+says its moves in the words of the board and names its pieces in the call-over steps; the phone page does the same in
+each engine phones run (tests/engines.py). One server per module, its Pi acting at once (COMPANION_BOT_DELAY=0)."""
+from __future__ import annotations
+
+import pytest
+
+from companion.lang import i18n
+from conftest import FAST
+from engines import phone as make_phone
+from engines import wait_live
+from pages_helpers import SHOTS, browser, devices, driver, shots_at  # noqa: F401  (fixtures)
+from server_helpers import LiveServer, Phone, create_game
+from test_pages_engines import SHOWN, red_acts
+
+PHONES = [(320, 568), (390, 844)]
+TABLES = [(1920, 1080), (1280, 720)]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = LiveServer(tmp_path_factory.mktemp("pi-pages") / "companion.sqlite3", env=dict(FAST, COMPANION_BOT_DELAY="0"))
+    s.start()
+    yield s
+    s.kill()
+
+
+def cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def pi_line(lang: str, view: dict) -> str:
+    """What every screen says of the Pi's last move, from the view's own log (the server's facts)."""
+    last = view["log"][-1]
+    who = i18n.t(lang, "pi_who", color=cap(i18n.term(lang, last["color"])))
+    if last["kind"] == "pass":
+        return cap(i18n.t(lang, "pi_pass", player=who))
+    return cap(i18n.t(lang, "pi_bid", player=who, value=last["value"], nb=last["neighborhood"],
+                      color=i18n.term(lang, last["color"])))
+
+
+def pi_build_step(lang: str, ended: dict) -> str:
+    who = i18n.t(lang, "pi_who", color=cap(i18n.term(lang, ended["color"])))
+    params = dict(player=who, value=ended["value"], nb=ended["neighborhood"], color=i18n.term(lang, ended["color"]))
+    if ended["token"]:
+        return i18n.t(lang, "step_build_token_pi", token=i18n.term(lang, ended["token"]), **params)
+    return i18n.t(lang, "step_build_pi", **params)
+
+
+def test_the_host_gives_a_colour_to_the_pi_and_the_table_screen_says_its_moves_and_steps(server, devices):  # noqa: F811
+    host = devices(server, lang="de", name="Ann")   # the host's phone in German, the table screen in English
+    status, made = host.api("POST", "/api/games", {"mode": "family", "players": ["blue", "red"],
+                                                   "removed_districts": ["north", "east"], "seed": 21})
+    assert status == 201, made
+    gid = made["id"]
+    assert host.api("POST", f"/api/games/{gid}/seats/blue", {"name": "Ann"})[0] == 200
+    table = devices(server, table=True)
+    table.goto("/table")
+    host.goto(f"/g/{gid}")
+    host.wait_seq(2)
+    # Beside the free colour on the host's phone: the Pi's level. Picking one gives it the seat.
+    shots_at(host, "pi-lobby-free", PHONES, at="#lobby")
+    host.page.select_option('select.pi-level[data-color="red"]', "strong")
+    host.page.wait_for_function("t => document.getElementById('lobby-seats').textContent.includes(t)",
+                                arg=i18n.t("de", "pi_seat", color=cap(i18n.term("de", "red")), level=i18n.t("de", "pi_level_strong")))
+    shots_at(host, "pi-lobby", PHONES, at="#lobby")
+    assert host.view(gid)["players"][1]["pi"] == "strong"
+    host.press("#start")
+    host.wait_phase("playing")
+    seen_move = seen_steps = False
+    view = host.view(gid)
+    while view["phase"] == "playing" and not (seen_move and seen_steps):
+        if view["to_act"] == "blue":
+            legal = view["legal"]
+            # Blue passes whenever it may, so that the Pi wins calls and its pieces are in the steps.
+            move = {"pass": True} if legal["pass"] else {"bid": sorted(legal["neighborhoods"])[0],
+                                                          "value": legal["neighborhoods"][sorted(legal["neighborhoods"])[0]][0]}
+            status, view = host.api("POST", f"/api/games/{gid}/actions", dict(move, expect_seq=view["seq"]))
+            assert status == 200, view
+            continue
+        table.page.wait_for_function("n => +document.getElementById('app').dataset.seq > n", arg=view["seq"])
+        view = host.view(gid)
+        table.wait_seq(view["seq"])
+        if view["log"] and view["log"][-1]["color"] == "red" and view["phase"] == "playing":
+            assert table.text("#pimove .pmtext") == pi_line("en", view)
+            assert host.page.wait_for_function("t => document.querySelector('#pimove .pmtext') && document.querySelector('#pimove .pmtext').textContent === t",
+                                               arg=pi_line("de", view))
+            if not seen_move:
+                shots_at(table, "pi-table-move", TABLES)
+                shots_at(host, "pi-phone-move", PHONES, at="#pimove")
+            seen_move = True
+        # A call the Pi won: it opens the next one at once, and the card of the call it won stays up with its steps.
+        over = view["log"][-2].get("ended") if len(view["log"]) > 1 and len(view["call"]) == 1 else None
+        if over and over["color"] == "red" and view["phase"] == "playing":
+            steps = table.page.eval_on_selector_all("#callover ol.steps li", "els => els.map(e => e.textContent)")
+            assert steps[0] == pi_build_step("en", over), steps
+            if not seen_steps:
+                shots_at(table, "pi-table-steps", TABLES)
+            seen_steps = True
+    assert seen_move and seen_steps
+
+
+def view_of(p) -> dict:
+    return p.js("() => window.__phone.view")
+
+
+def wait_for_pi(host: Phone, gid: str) -> None:
+    """Until the Pi has answered (it acts at once: COMPANION_BOT_DELAY=0), on the live socket."""
+    view = host.view(gid)
+    if view["phase"] == "playing" and view["to_act"] != "red":
+        sock = host.ws(gid)
+        while view["phase"] == "playing" and view["to_act"] != "red":
+            view = sock.wait_seq(view["seq"] + 1, timeout=30)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    return driver()
+
+
+@pytest.mark.parametrize("engine", ["webkit", "gecko"])
+def test_a_phone_beside_the_pi_says_its_moves_in_each_engine(engine, server, playwright):
+    """The Pi opens (blue, the first seat); the phone at red is told each of its moves; it passes back."""
+    host = Phone(server)
+    gid = create_game(host, ["blue", "red"], seed=8)
+    assert host.post(f"/api/games/{gid}/seats/blue/pi", {"level": "normal"}).status == 200
+    p = make_phone(engine, playwright)
+    try:
+        p.open(f"{server.origin}/g/{gid}")
+        wait_live(p)
+        p.wait(SHOWN, "#join-colors button")
+        p.click("#join-colors button")
+        p.js("() => { document.getElementById('join-name').value = 'Zoë'; }")
+        p.click("#join button[type=submit]")
+        p.wait("() => !!(window.__phone.view && window.__phone.view.you && window.__phone.view.you.color === 'red')")
+        lobby = p.js("() => document.getElementById('lobby-seats').textContent")
+        assert i18n.t("en", "pi_seat", color="Blue", level="normal") in lobby
+        assert host.post(f"/api/games/{gid}/start").status == 200
+        wait_for_pi(host, gid)
+        told = 0
+        for _ in range(30):
+            view = host.view(gid)
+            if view["phase"] != "playing" or told >= 3:
+                break
+            assert view["to_act"] == "red"   # the Pi has acted by the time the answer to red's move came back
+            wait_live(p, view["seq"])
+            if view["log"] and view["log"][-1]["color"] == "blue":
+                p.wait("t => document.querySelector('#pimove .pmtext') && document.querySelector('#pimove .pmtext').textContent === t", pi_line("en", view))
+                told += 1
+            # Red passes when it may, else opens with the first legal neighborhood at its lowest value.
+            legal = sorted(view_of(p)["legal"]["neighborhoods"])
+            red_acts(p, host, gid, {"pass": True} if view["call"] else {"bid": legal[0]})
+            wait_for_pi(host, gid)
+        assert told >= 2
+        assert p.problems() == []
+    finally:
+        p.close()
