@@ -11,6 +11,7 @@ from companion.game import State, legal_actions
 from companion.game.state import Action
 
 from .greedy import easy, greedy
+from .search import normal, strong
 
 LEVELS = ("random", "greedy", "easy", "normal", "strong")
 PI_LEVELS = ("easy", "normal", "strong")   # what a host may choose in the lobby
@@ -23,7 +24,7 @@ def _random(seen: State, color: str, rng: random.Random) -> Action:
 
 _PLAYERS: dict[str, Callable[[State, str, random.Random], Action]] = {
     "random": _random, "greedy": greedy, "easy": easy,
-    "normal": greedy, "strong": greedy,   # placeholders until the search lands
+    "normal": normal, "strong": strong,
 }
 
 
