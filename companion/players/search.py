@@ -31,13 +31,15 @@ class Style:
     """How hard a level thinks: worlds drawn, search nodes per world, depth, first bids looked at, weights."""
 
     def __init__(self, worlds: int, nodes: int, depth: int, starts: int, hand: float = 0.3,
-                 potential: float = 0.35, win: float = 15.0):
+                 potential: float = 0.35, win: float = 15.0, tempo: float = 2.0, slip: float = 0.0,
+                 objectives: float = 1.0):
         self.worlds, self.nodes, self.depth, self.starts = worlds, nodes, depth, starts
-        self.hand, self.potential, self.win = hand, potential, win
+        self.hand, self.potential, self.win, self.tempo, self.slip = hand, potential, win, tempo, slip
+        self.objectives = objectives
 
 
 STRONG = Style(worlds=4, nodes=500, depth=4, starts=10)
-NORMAL = Style(worlds=1, nodes=60, depth=2, starts=5)
+NORMAL = Style(worlds=1, nodes=20, depth=1, starts=4, potential=0.0, tempo=0.0)
 
 
 class _Table:
@@ -130,7 +132,7 @@ class _World:
         """Points from `i`'s own cards with `mine` built, plus a share of the groups still open to it."""
         t, (area, kind) = self.t, self.cards[i]
         board = t.board
-        if not area:
+        if not area or not self.style.objectives:
             return 0.0
         if not t.expert:
             return 3.0 * len(mine & _family_touch(board, area))
@@ -168,11 +170,15 @@ class _World:
             winners = [i for i in range(t.n) if vals[i] == best and counts[i] == most]
             found = tuple(v + (style.win if i in winners else 0.0) for i, v in enumerate(vals))
         else:
+            # Only as many buildings as there are calls left can still be built: the game ends when anyone's
+            # last building stands, so a hand is worth its best `left` values, and a building of it is worth `tempo`.
             left = min(13 - len(t.mine[i]) - (i == w) for i in range(t.n))
-            weight = style.hand * min(1.0, left / 6.0)
             for i in range(t.n):
                 hand = t.start_hands[i]
-                vals[i] += weight * (sum(hand) - (value if i == w else 0))
+                if i == w:
+                    hand = tuple(x for x in hand if x != value)
+                top = hand[-left:] if left < len(hand) else hand
+                vals[i] += style.hand * sum(top) + style.tempo * (i == w)
             found = tuple(vals)
         self._leaf[key] = found
         return found
@@ -335,6 +341,8 @@ def decide(seen: State, color: str, rng: random.Random, style: Style) -> Action:
     """The action with the best mean utility over the worlds drawn."""
     board = load_board()
     legal = legal_actions(seen, board)
+    if style.slip and rng.random() < style.slip:
+        return rng.choice(list(legal))
     if len(legal) == 1:
         return next(iter(legal))
     me = seen.seat(color)
