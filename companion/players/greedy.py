@@ -9,8 +9,6 @@ from companion.game.rules import legal_actions
 from companion.game.scoring import score
 from companion.game.state import Action, Bid, Building, Pass, State
 
-from .seen import hide
-
 _TOKEN_INDEX = {"trendy": 0, "subway": 1, "archaeological": 2}
 
 
@@ -46,14 +44,12 @@ def own_total(state: State, color: str) -> int:
     return score(state)["players"][color]["total"]
 
 
-def greedy_choice(seen: State, color: str, ties_to_pass: bool = True, objectives: bool = True) -> Action:
+def greedy_choice(seen: State, color: str) -> Action:
     """For pass and for each neighborhood at its lowest legal value: the best own score; ties to pass, lower value, id."""
     legal = legal_actions(seen, load_board())
-    if not objectives:
-        seen = hide(seen, "")
     best = None
     if legal.can_pass:
-        best = ((-own_total(seen, color), 0 if ties_to_pass else 2, 0, ""), Pass(color))
+        best = ((-own_total(seen, color), 0, 0, ""), Pass(color))
     low = min(legal.values) if legal.values else None
     for nb in sorted(legal.neighborhoods):
         bid = Bid(color, nb, low)
@@ -69,12 +65,11 @@ def greedy(seen: State, color: str, rng: random.Random) -> Action:
 
 
 def easy(seen: State, color: str, rng: random.Random) -> Action:
-    """Greedy's eye with a beginner's slips: now and then any legal move, so a new player can beat it."""
+    """Greedy's eye with a beginner's slips: a third of the time any legal move, so a new player can beat it."""
     if rng.random() < EASY_SLIP:
         return rng.choice(list(legal_actions(seen, load_board())))
-    return greedy_choice(seen, color, ties_to_pass=EASY_TIES_TO_PASS, objectives=EASY_OBJECTIVES)
+    return greedy_choice(seen, color)
 
 
-EASY_SLIP = 0.35
-EASY_TIES_TO_PASS = True
-EASY_OBJECTIVES = True
+# A third of its moves at random: 300 games 2p Expert (seed 7), 0.30 beat random 83% and greedy 48%; 0.40, 77% and 47%.
+EASY_SLIP = 0.33
