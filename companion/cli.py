@@ -1,4 +1,4 @@
-"""The `companion` command: `serve` runs the table server, `score` re-plays and scores a record."""
+"""The `companion` command: `serve` runs the table server, `score` re-plays and scores a record, `tournament` pits levels."""
 from __future__ import annotations
 
 import argparse
@@ -38,6 +38,60 @@ def cmd_score(args) -> int:
     return 0
 
 
+def cmd_tournament(args) -> int:
+    """Play seeded games between levels, seats rotated; print one JSON object (issue 32's shape)."""
+    import statistics
+    import time
+
+    from companion.players import LEVELS, play
+    from companion.players.match import play_game
+
+    levels = [s.strip() for s in args.seats.split(",")]
+    for what, bad in (("level", [l for l in levels if l not in LEVELS]),):
+        if bad:
+            print(f"tournament: {bad[0]!r} is not a {what}; levels: {', '.join(LEVELS)}", file=sys.stderr)
+            return 2
+    if len(levels) != args.players:
+        print(f"tournament: --seats names {len(levels)} levels for --players {args.players}", file=sys.stderr)
+        return 2
+    if not 2 <= args.players <= 4 or args.games < 1:
+        print("tournament: --players is 2 to 4 and --games at least 1", file=sys.stderr)
+        return 2
+    n = args.players
+    times: list[list[float]] = [[] for _ in range(n)]   # by entry in --seats, CPU seconds per decision
+    wins, totals, illegal = [0] * n, [0] * n, [0] * n
+    for g in range(args.games):
+        shift = g % n                                     # entry k sits at seat (k + shift) % n
+        at_seat = [(s - shift) % n for s in range(n)]     # seat -> entry
+
+        def decide(seen, color, level, rng, _at=at_seat):
+            t0 = time.process_time()
+            try:
+                return play(seen, color, level, rng)
+            finally:
+                times[_at[seen.seat(color)]].append(time.process_time() - t0)
+
+        result = play_game([levels[e] for e in at_seat], args.mode, args.seed * 100003 + g, decide)
+        players = result.scores["players"]
+        for seat, color in enumerate(players):
+            e = at_seat[seat]
+            totals[e] += players[color]["total"]
+            wins[e] += color in result.scores["winners"]
+            illegal[e] += result.illegal[seat]
+    seats = []
+    for e in range(n):
+        ms = sorted(t * 1000 for t in times[e]) or [0.0]
+        seats.append({
+            "level": levels[e], "wins": wins[e], "win_rate": round(wins[e] / args.games, 4),
+            "mean_score": round(totals[e] / args.games, 3), "illegal": illegal[e],
+            "decision_ms": {"median": round(statistics.median(ms), 3),
+                            "p99": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 3)},
+        })
+    json.dump({"games": args.games, "seats": seats}, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
 def cmd_serve(args) -> int:
     from companion.serve import serve
 
@@ -50,6 +104,13 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("score", help="re-play a game record and print its scores as JSON")
     s.add_argument("record", help="a record file (RECORD.md format 1), or - for standard input")
     s.set_defaults(func=cmd_score)
+    t = sub.add_parser("tournament", help="play seeded games between the players' levels and print the results as JSON")
+    t.add_argument("--players", type=int, required=True, help="2 to 4")
+    t.add_argument("--mode", choices=("family", "expert"), required=True)
+    t.add_argument("--seats", required=True, help="levels, comma-separated, one per player: random,greedy,easy,normal,strong")
+    t.add_argument("--games", type=int, required=True)
+    t.add_argument("--seed", type=int, default=1)
+    t.set_defaults(func=cmd_tournament)
     v = sub.add_parser("serve", help="run the table server")
     v.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
     v.add_argument("--port", type=int, default=8000)

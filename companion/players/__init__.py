@@ -10,6 +10,9 @@ from typing import Callable
 from companion.game import State, legal_actions
 from companion.game.state import Action
 
+from .greedy import easy, greedy
+from .search import normal, strong
+
 LEVELS = ("random", "greedy", "easy", "normal", "strong")
 PI_LEVELS = ("easy", "normal", "strong")   # what a host may choose in the lobby
 
@@ -19,11 +22,16 @@ def _random(seen: State, color: str, rng: random.Random) -> Action:
     return rng.choice(list(legal_actions(seen)))
 
 
-_PLAYERS: dict[str, Callable[[State, str, random.Random], Action]] = {"random": _random}
+_PLAYERS: dict[str, Callable[[State, str, random.Random], Action]] = {
+    "random": _random, "greedy": greedy, "easy": easy,
+    "normal": normal, "strong": strong,
+}
 
 
 def play(seen: State, color: str, level: str, rng: random.Random) -> Action:
     """`color`'s decision at `level`, from `seen`: the state with every other seat's secret cards hidden."""
     if seen.to_act_color != color:
         raise ValueError(f"{color} is not to act")
-    return _PLAYERS.get(level, _random)(seen, color, rng)
+    if level not in _PLAYERS:
+        raise ValueError(f"{level!r} is not a level: {', '.join(LEVELS)}")
+    return _PLAYERS[level](seen, color, rng)

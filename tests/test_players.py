@@ -1,0 +1,207 @@
+"""The Pi's players (issue 32): greedy as defined, no peeking at others' cards, turns, and `companion tournament`."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from dataclasses import replace
+from itertools import permutations
+from pathlib import Path
+
+import pytest
+
+from companion.game.rules import apply, legal_actions, new_game
+from companion.game.scoring import score
+from companion.game.state import Bid, Pass, Seat
+from companion.players import LEVELS, play
+from companion.players.match import play_game, random_setup
+from companion.players.seen import hide, unseen_cards
+from games import BOARD, random_game, setup_for
+
+COMPANION = Path(sys.executable).with_name("companion")
+
+
+def tournament(*args: str) -> dict:
+    p = subprocess.run([str(COMPANION), "tournament", *args], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == 1, "exactly one JSON object"
+    return json.loads(lines[0])
+
+
+@pytest.mark.parametrize("players,mode,seats,games", [
+    (2, "expert", "strong,greedy", 4),
+    (3, "family", "easy,normal,random", 6),
+    (4, "expert", "strong,easy,normal,greedy", 4),
+])
+def test_tournament_prints_one_json_object_with_no_illegal_action(players, mode, seats, games):
+    out = tournament("--players", str(players), "--mode", mode, "--seats", seats, "--games", str(games), "--seed", "3")
+    assert set(out) == {"games", "seats"} and out["games"] == games
+    assert [s["level"] for s in out["seats"]] == seats.split(",")
+    for s in out["seats"]:
+        assert set(s) == {"level", "wins", "win_rate", "mean_score", "illegal", "decision_ms"}
+        assert s["illegal"] == 0
+        assert 0 <= s["wins"] <= games and s["win_rate"] == round(s["wins"] / games, 4)
+        assert set(s["decision_ms"]) == {"median", "p99"} and 0 <= s["decision_ms"]["median"] <= s["decision_ms"]["p99"]
+    # "a shared victory counts for each winner": at least one winner a game.
+    assert sum(s["wins"] for s in out["seats"]) >= games
+
+
+def test_tournament_is_reproducible_from_its_seed():
+    a = tournament("--players", "2", "--mode", "family", "--seats", "greedy,greedy", "--games", "6", "--seed", "5")
+    b = tournament("--players", "2", "--mode", "family", "--seats", "greedy,greedy", "--games", "6", "--seed", "5")
+    for x, y in zip(a["seats"], b["seats"]):
+        assert (x["wins"], x["mean_score"]) == (y["wins"], y["mean_score"])
+    c = tournament("--players", "2", "--mode", "family", "--seats", "greedy,greedy", "--games", "6", "--seed", "6")
+    assert [(x["wins"], x["mean_score"]) for x in c["seats"]] != [(x["wins"], x["mean_score"]) for x in a["seats"]]
+
+
+def test_tournament_refuses_an_unknown_level_with_one_sentence():
+    p = subprocess.run([str(COMPANION), "tournament", "--players", "2", "--mode", "expert", "--seats", "strong,genius",
+                        "--games", "1"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stdout == ""
+    assert "'genius' is not a level" in p.stderr
+
+
+def test_an_illegal_action_is_counted_and_replaced_not_a_crash():
+    def decide(seen, color, level, rng):
+        if level == "cheat":
+            return Bid(color, "C01", 99)                    # never a legal value
+        return play(seen, color, level, rng)
+
+    result = play_game(["cheat", "greedy"], "family", 11, decide)
+    assert result.scores["finished"]
+    assert result.illegal[0] > 0 and result.illegal[1] == 0
+
+
+# --- greedy, against issue 32's definition -------------------------------------------------------------------
+
+def built_through_the_rules(state, bid):
+    """The state once `bid` is built, reached by the real rules: the bid, then every other seat passes."""
+    s = apply(state, bid, BOARD)
+    while s.call:
+        s = apply(s, Pass(s.to_act_color), BOARD)
+    return s
+
+
+def greedy_by_definition(state):
+    """Issue 32: "for each legal action, each neighborhood at its lowest legal value and pass, the score its seat
+    would have if the game ended once that bid were built, its own secret cards counted; the best, ties to pass,
+    then lower value, then neighborhood id"."""
+    color = state.to_act_color
+    legal = legal_actions(state, BOARD)
+    seen = hide(state, color)
+    options = []
+    if legal.can_pass:
+        options.append(((-score(seen)["players"][color]["total"], 0, 0, ""), Pass(color)))
+    for nb in sorted(legal.neighborhoods):
+        bid = Bid(color, nb, min(legal.values))
+        after = hide(built_through_the_rules(state, bid), color)
+        options.append(((-score(after)["players"][color]["total"], 1, bid.value, nb), bid))
+    return min(options, key=lambda o: o[0])[1]
+
+
+def positions(count: int, seed: int, players=None, mode=None):
+    """States met in random games (not finished), a few per game."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        setup = random_setup(players or rng.choice((2, 3, 4)), mode or rng.choice(("family", "expert")), rng)
+        _, _, states = random_game(rng, setup)
+        live = [s for s in states if not s.finished]
+        out += rng.sample(live, min(3, len(live)))
+    return out[:count]
+
+
+def test_greedy_matches_the_definition_over_many_positions():
+    checked = 0
+    for state in positions(80, seed=21):
+        color = state.to_act_color
+        assert play(hide(state, color), color, "greedy", random.Random(0)) == greedy_by_definition(state)
+        checked += 1
+    assert checked == 80
+
+
+def test_greedy_passes_when_no_outbid_raises_its_score():
+    # "ties to pass": red may outbid next to blue's bid, but no neighborhood there gives red a point.
+    setup = setup_for(("blue", "red"), "family", removed=("north", "east"), cards=[("lakes", None), ("statues", None)],
+                      seed=4)
+    state = new_game(setup)
+    statue_sides = {n for s in BOARD.statues for n in s.neighborhoods}
+    for nb in sorted(BOARD.in_play(setup.removed_districts)):
+        around = BOARD.neighborhoods[nb].neighbors & BOARD.in_play(setup.removed_districts)
+        if around and not any(setup.tokens.get(n) or n in statue_sides for n in around):
+            break
+    else:
+        pytest.fail("no neutral neighborhood on this layout")
+    state = apply(state, Bid("blue", nb, 3), BOARD)
+    legal = legal_actions(state, BOARD)
+    assert legal.neighborhoods and legal.values, "red could outbid"
+    assert play(hide(state, "red"), "red", "greedy", random.Random(0)) == Pass("red")
+
+
+def test_greedy_bids_its_lowest_value_and_breaks_ties_by_neighborhood_id():
+    # A fresh Family game: every neighborhood by a lake is worth 3 to blue, and nothing else is on the board.
+    setup = setup_for(("blue", "red"), "family", removed=("north", "east"), cards=[("lakes", None), ("statues", None)],
+                      seed=4)
+    setup = replace(setup, tokens={})
+    state = new_game(setup)
+    state = replace(state, tokens={}, hands=((4, 7, 9, 13), state.hands[1]))
+    action = play(hide(state, "blue"), "blue", "greedy", random.Random(0))
+    lake_sides = sorted(n for l in BOARD.lakes for n in l.neighborhoods if n in BOARD.in_play(setup.removed_districts))
+    assert action == Bid("blue", lake_sides[0], 4)
+
+
+# --- never peeks, never acts out of turn ---------------------------------------------------------------------
+
+def with_other_cards(state, color, cards):
+    """The same position with the other seats holding `cards` (a list of (area, neighborhood) in seat order)."""
+    it = iter(cards)
+    seats = tuple(s if s.color == color else Seat(s.color, s.name, *next(it)) for s in state.setup.seats)
+    return replace(state, setup=replace(state.setup, seats=seats))
+
+
+def other_hands(state, color):
+    """Up to three different deals of the unseen cards to the other seats, the real one first."""
+    others = [s for s in state.setup.seats if s.color != color]
+    real = [(s.area, s.neighborhood) for s in others]
+    areas, kinds = unseen_cards(hide(state, color), color)
+    deals = [real]
+    for a in permutations(areas, len(others)):
+        for k in permutations(kinds, len(others)) if kinds != (None,) else [(None,) * len(others)]:
+            d = list(zip(a, k))
+            if d not in deals:
+                deals.append(d)
+            if len(deals) == 3:
+                return deals
+    return deals
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_same_position_with_the_others_cards_exchanged_gives_the_same_move(level):
+    # Issue 32: "the same position with the other seats' secret cards exchanged gives the same move". The players
+    # are handed the cards in the clear here on purpose: a player that read them would move differently.
+    differed = 0
+    for i, state in enumerate(positions(24, seed=33)):
+        color = state.to_act_color
+        moves = {play(hide(state, color), color, level, random.Random(i))}
+        for cards in other_hands(state, color):
+            moves.add(play(with_other_cards(state, color, cards), color, level, random.Random(i)))
+        assert len(moves) == 1, (level, i, moves)
+        differed += len(other_hands(state, color)) > 1
+    assert differed >= 20
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_player_asked_out_of_turn_refuses(level):
+    state = positions(1, seed=5, players=3)[0]
+    other = next(c for c in state.colors if c != state.to_act_color)
+    with pytest.raises(ValueError, match="not to act"):
+        play(hide(state, other), other, level, random.Random(0))
+
+
+def test_an_unknown_level_is_refused():
+    state = positions(1, seed=5, players=2)[0]
+    with pytest.raises(ValueError, match="not a level"):
+        play(hide(state, state.to_act_color), state.to_act_color, "genius", random.Random(0))
