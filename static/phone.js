@@ -4,10 +4,12 @@
   var $ = M.$, tr = M.tr, term = M.term;
   var gameId = $("app").getAttribute("data-game");
   var map = new M.Map($("map"));
+  map.halos(6);
   var checker = null;   /* the host's district-by-district check of the tokens: built when a lobby is first shown */
   var view = null, online = false, picked = null, value = null, busy = false, joinColor = null;
   var hooks = [];   /* evening.js: seat moves, the host role, rematch, abandon */
   var dismissed = null, tapTimer = null;   /* the call-over card this phone closed; the refusal toast's timer */
+  var whole = false, wasMine = false, hintOpen = false;   /* this turn the player asked for the whole board; it was this phone's turn at the last render */
   var AREAS = { family: ["bridges", "statues", "lakes", "borders"], expert: ["bridges", "statues", "lakes", "districts", "chains"] };
   var KINDS = ["mall", "administration", "industrial", "park", "lodgings"];
 
@@ -19,7 +21,7 @@
     if (view && typeof next.seq === "number" && typeof view.seq === "number" && next.seq < view.seq) return;
     var moved = !view || next.seq !== view.seq;
     view = next;
-    if (moved) { picked = null; value = null; toast(""); }   // a refusal is stale once the game moved on
+    if (moved) { picked = null; value = null; whole = false; hintOpen = false; which(null); toast(""); }   // a refusal is stale once the game moved on
     soon();
   }
 
@@ -68,7 +70,49 @@
     M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
     $("undo").disabled = !online || busy;
     hooks.forEach(function (f) { f(view, online, busy); });
+    stage();
   }
+
+  /* On this phone's turn the map is the screen: right under the bar, as tall as the screen leaves above the turn's
+     instruction and Pass, zoomed to the call (the last bid and every neighborhood that may outbid it) with their
+     numbers legible; the whole board one tap away (and a pinch, as everywhere). Everything else follows below it. */
+  function stage() {
+    var on = !!myTurn(), svg = $("map"), w = $("whole");
+    $("app").classList.toggle("turnmode", on);
+    document.body.classList.toggle("turnmode", on);
+    if (on && !wasMine) window.scrollTo(0, 0);   // the turn starts on the first screen
+    wasMine = on;
+    var call = on ? view.call || [] : [], last = call[call.length - 1];
+    var near = last ? [last.neighborhood].concat(Object.keys(view.legal.neighborhoods || {})) : [];
+    M.show(w, near.length > 1);
+    w.textContent = tr(whole ? "zoom_call" : "whole_board");
+    w.setAttribute("aria-pressed", whole ? "true" : "false");
+    if (!on) { svg.style.height = ""; map.look(null); return; }
+    var end = $("msg").textContent ? $("msg") : $("turn");
+    var shown = svg.getBoundingClientRect().height, below = end.getBoundingClientRect().bottom + 4 - innerHeight;
+    var h = Math.max(160, Math.floor(shown - below));
+    svg.style.height = h + "px";
+    if (near.length > 1 && !whole) {
+      map.look(map.around(near, svg.getBoundingClientRect().width, h, 1.6));
+      map.legible(near, 14.5, 12.5);
+    } else map.look(null);
+  }
+  window.addEventListener("resize", function () { if (view) soon(); });
+
+  /* A tap between two shapes, about as near to both: the player says which (never a guess). */
+  function which(nbs) {
+    var list = $("which-list");
+    list.textContent = "";
+    M.show($("which"), !!nbs);
+    (nbs || []).forEach(function (nb) {
+      var b = M.el("button", "btn big", nb);
+      b.type = "button";
+      b.setAttribute("data-pick", nb);
+      b.onclick = function () { which(null); tapped(nb, map.hoods[nb]); };
+      list.appendChild(b);
+    });
+  }
+  $("which-cancel").onclick = function () { which(null); };
 
   /* BG Stats' "push plays from other apps" links, the same for every phone: asked for once, at the end. */
   var plays = null;
@@ -258,6 +302,7 @@
     }
     $("first-hint-text").textContent = text;
     M.show($("first-hint"), !!text);
+    $("first-hint").classList.toggle("open", hintOpen);
   }
 
   function reminder() {
@@ -284,7 +329,8 @@
     });
   }
 
-  map.onTap(function (nb, hood) {
+  map.onTap(tapped, function (nbs) { if (myTurn()) which(nbs); else tapped(nbs[0], map.hoods[nbs[0]]); });
+  function tapped(nb, hood) {
     if (!view) return;
     var why = G.refusal(view, nb, hood && hood.district);
     if (why) { toast(why); return; }
@@ -296,7 +342,9 @@
     picked = nb;
     value = legal[nb].length === 1 ? legal[nb][0] : null;
     render();
-  });
+  }
+  $("whole").onclick = function () { whole = !whole; render(); };
+  $("first-hint-text").onclick = function () { hintOpen = !hintOpen; render(); };
   $("cancel").onclick = function () { picked = null; value = null; render(); };
   $("confirm").onclick = function () {
     if (!picked || !value) return;
