@@ -146,23 +146,39 @@ var BoardMap = (function () {
     return false;
   }
 
-  /* Each shape takes a tap a few units into the water and street around it: a halo under every shape, so the water
-     between two shapes stays a narrow band that is asked about (the phone's map only). */
+  /* Each shape takes a tap a few units into the water and street around it: a halo under every shape, the smaller
+     shapes' over the larger ones' (a street between two goes to the smaller), so the water between two shapes
+     stays a narrow band that is asked about; each tag takes a tap a few units around it too (the phone's map). */
   Map.prototype.halos = function (reach) {
-    var g = node("g", { "class": "halos" }), hoods = this.svg.querySelector(".hoods");
-    for (var nb in this.hoods) {
-      g.appendChild(node("path", { "class": "halo", "data-nb": nb, d: this.hoods[nb].g.querySelector(".cell").getAttribute("d"),
+    var g = node("g", { "class": "halos" }), hoods = this.svg.querySelector(".hoods"), self = this;
+    Object.keys(this.hoods).map(function (nb) {
+      var b = self.hoods[nb].g.querySelector(".cell").getBBox();
+      return [b.width * b.height, nb];
+    }).sort(function (a, b) { return b[0] - a[0]; }).forEach(function (s) {
+      g.appendChild(node("path", { "class": "halo", "data-nb": s[1], d: self.hoods[s[1]].g.querySelector(".cell").getAttribute("d"),
         "stroke-width": 2 * reach }));
-    }
+    });
     hoods.parentNode.insertBefore(g, hoods);
+    var tags = this.svg.querySelectorAll(".callout[data-nb] .calltag");
+    for (var i = 0; i < tags.length; i++) {
+      var t = tags[i].cloneNode(false);
+      t.setAttribute("class", "halo");
+      t.setAttribute("stroke-width", reach);
+      tags[i].parentNode.insertBefore(t, tags[i]);
+    }
   };
 
-  /* The whole board, or a box of it [x, y, w, h] in map units. */
-  Map.prototype.look = function (box) {
+  /* The whole drawing, or a box of it [x, y, w, h] in map units; `zoomed` when it is a part of the board. */
+  Map.prototype.look = function (box, zoomed) {
     var b = box || this.full;
     this.svg.setAttribute("viewBox", b.map(function (v) { return Math.round(v * 10) / 10; }).join(" "));
-    this.svg.classList.toggle("zoomed", !!box);
-    if (!box) this.legible([], 0);
+    this.svg.classList.toggle("zoomed", !!zoomed);
+    if (!zoomed) this.legible([], 0);
+  };
+  /* The board without the strip above it that holds the compass: [x, y, w, h]. */
+  Map.prototype.board = function () {
+    var r = this.svg.querySelector(".river");
+    return r ? ["x", "y", "width", "height"].map(function (k) { return +r.getAttribute(k); }) : this.full;
   };
   /* The box that shows these neighborhoods (number, piece, tag) as large as a w x h px screen allows, at most `most`
      px a unit; a little of the board around them. */

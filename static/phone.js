@@ -87,15 +87,16 @@
     M.show(w, near.length > 1);
     w.textContent = tr(whole ? "zoom_call" : "whole_board");
     w.setAttribute("aria-pressed", whole ? "true" : "false");
+    $("turn").classList.toggle("quiet", near.length > 1 && whole);   // the whole board asked for: its buttons only
     if (!on) { svg.style.height = ""; map.look(null); return; }
-    var end = $("msg").textContent ? $("msg") : $("turn");
-    var shown = svg.getBoundingClientRect().height, below = end.getBoundingClientRect().bottom + 4 - innerHeight;
-    var h = Math.max(160, Math.floor(shown - below));
+    // what the screen leaves at scroll 0 above the end of the dock (or of a message under it)
+    var end = ($("msg").textContent ? $("msg") : $("turn")).getBoundingClientRect(), box = svg.getBoundingClientRect();
+    var h = Math.max(160, Math.floor(innerHeight - 4 - (box.top + window.pageYOffset) - (end.bottom - box.bottom)));
     svg.style.height = h + "px";
     if (near.length > 1 && !whole) {
-      map.look(map.around(near, svg.getBoundingClientRect().width, h, 1.6));
+      map.look(map.around(near, svg.getBoundingClientRect().width, h, 1.6), true);
       map.legible(near, 14.5, 12.5);
-    } else map.look(null);
+    } else map.look(map.board());   // the compass stands over the board's corner (app.css)
   }
   window.addEventListener("resize", function () { if (view) soon(); });
 

@@ -412,7 +412,7 @@ CALLOUT_BELOW, CALLOUT_FONT, CALLOUT_REACH = 14.0, 17.0, 80.0
 # The phone's map is tapped by a thumb: a shape with no room for a circle this wide (map units) gets a square tag
 # beside it that takes the tap, wide enough to hold a 24 px square on the whole board at 320 px (0.43 px a unit) and a
 # 44 px one once the map zooms to a call (issue 30): the same five shapes.
-THUMB_BELOW, THUMB_TAG, THUMB_FONT, THUMB_REACH = 60.0, 62.0, 28.0, 120.0
+THUMB_BELOW, THUMB_TAG, THUMB_FONT, THUMB_REACH = 72.0, 58.0, 28.0, 140.0
 
 
 def _meets(a, b, gap=0.0) -> bool:
@@ -436,7 +436,8 @@ def callouts(m: dict, thumb: bool = False) -> dict:
     round_ = [(o["x"], o["y"], STATUE_R) for o in m["statues"]] + \
              [(b[f"x{i}"], b[f"y{i}"], BRIDGE_W / 2) for b in m["bridges"] for i in (1, 2)]
     out = {}
-    for n in m["hoods"]:
+    # the smallest shapes choose first (the table's order is the board's)
+    for n in sorted(m["hoods"], key=lambda n: pole(shapes[n["id"]])[1]) if thumb else m["hoods"]:
         if n["id"] not in small:
             continue
         own, (px, py) = shapes[n["id"]], pole(shapes[n["id"]])[0]
