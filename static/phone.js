@@ -92,11 +92,15 @@
     // what the screen leaves at scroll 0 above the end of the dock (or of a message under it)
     var end = ($("msg").textContent ? $("msg") : $("turn")).getBoundingClientRect(), box = svg.getBoundingClientRect();
     var h = Math.max(160, Math.floor(innerHeight - 4 - (box.top + window.pageYOffset) - (end.bottom - box.bottom)));
-    svg.style.height = h + "px";
     if (near.length > 1 && !whole) {
-      map.look(map.around(near, svg.getBoundingClientRect().width, h, 1.6), true);
+      svg.style.height = h + "px";
+      map.look(map.around(near, box.width, h, 1.6), true);
       map.legible(near, 14.5, 12.5);
-    } else map.look(map.board());   // the compass stands over the board's corner (app.css)
+    } else {   // the whole board, no taller than the width draws it: the dock right under it
+      var b = map.board();
+      svg.style.height = Math.min(h, Math.ceil(box.width * b[3] / b[2])) + "px";
+      map.look(b);   // the compass stands over the board's corner (app.css)
+    }
   }
   window.addEventListener("resize", function () { if (view) soon(); });
 
