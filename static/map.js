@@ -212,7 +212,8 @@ var BoardMap = (function () {
       var t = texts[i], nb = t.getAttribute("data-label-of");
       if (!t.hasAttribute("data-size")) t.setAttribute("data-size", t.getAttribute("font-size"));
       var size = +t.getAttribute("data-size"), want = nbs.indexOf(nb) >= 0 ? Math.max(size, label / unit) : size;
-      t.setAttribute("font-size", Math.round(want * 10) / 10);
+      want = Math.round(want * 10) / 10;
+      if (+t.getAttribute("font-size") !== want) t.setAttribute("font-size", want);
       t.classList.toggle("raised", want > size);
     }
     nbs.forEach(function (nb) {

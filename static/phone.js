@@ -86,7 +86,6 @@
     var near = last ? [last.neighborhood].concat(Object.keys(view.legal.neighborhoods || {})) : [];
     M.show(w, near.length > 1);
     w.textContent = tr(whole ? "zoom_call" : "whole_board");
-    w.setAttribute("aria-pressed", whole ? "true" : "false");
     $("turn").classList.toggle("quiet", near.length > 1 && whole);   // the whole board asked for: its buttons only
     if (!on) { svg.style.height = ""; map.look(null); return; }
     // what the screen leaves at scroll 0 above the end of the dock (or of a message under it)
@@ -102,7 +101,11 @@
       map.look(b);   // the compass stands over the board's corner (app.css)
     }
   }
-  window.addEventListener("resize", function () { if (view) soon(); });
+  // a turned phone, not the address bar coming and going while the page scrolls
+  var seen = [innerWidth, innerHeight];
+  window.addEventListener("resize", function () {
+    if (view && (innerWidth !== seen[0] || Math.abs(innerHeight - seen[1]) > 120)) { seen = [innerWidth, innerHeight]; soon(); }
+  });
 
   /* A tap between two shapes, about as near to both: the player says which (never a guess). */
   function which(nbs) {
