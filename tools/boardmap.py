@@ -410,8 +410,8 @@ def board_map(portrait: bool = False) -> dict:
 # water where there is room, on a white tag with a line to the shape (the five smallest: C01, C09, N07, E04, S01).
 CALLOUT_BELOW, CALLOUT_FONT, CALLOUT_REACH = 14.0, 17.0, 80.0
 # The phone's map is tapped by a thumb: a shape with no room for a circle this wide (map units) gets a square tag
-# beside it that takes the tap, wide enough to hold a 24 px square on the whole board at 320 px (0.43 px a unit) and a
-# 44 px one once the map zooms to a call (issue 30): the same five shapes.
+# beside it that takes the tap, wide enough to hold a 24 px square on the whole board at 320 px (0.46 px a unit) and a
+# 44 px one once the map zooms to a call (issue 30): those five, C04 and C10 (N06's finds no room; its halo does).
 THUMB_BELOW, THUMB_TAG, THUMB_FONT, THUMB_REACH = 72.0, 58.0, 28.0, 140.0
 
 
