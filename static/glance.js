@@ -259,7 +259,9 @@ var G = (function () {
   function turnCue(mine) {
     document.title = mine ? tr("turn_title", { title: baseTitle }) : baseTitle;
     if (mine && !wasMine) {
-      if (navigator.vibrate) { try { navigator.vibrate([200, 100, 200]); } catch (e) { /* not allowed */ } }
+      // Only once the page has been touched: before that a browser refuses it and says so in the console.
+      var touched = !navigator.userActivation || navigator.userActivation.hasBeenActive;
+      if (navigator.vibrate && touched) { try { navigator.vibrate([200, 100, 200]); } catch (e) { /* not allowed */ } }
       if (soundOn()) tone();
     }
     wasMine = mine;

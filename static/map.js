@@ -40,6 +40,7 @@ var BoardMap = (function () {
         token: spot(slot, "t"), piece: spot(slot, "p")
       };
     }
+    this.full = (svg.getAttribute("viewBox") || "").split(" ").map(Number);
   }
   function spot(slot, p) {
     if (!slot.hasAttribute("data-" + p + "x")) return null;
@@ -92,46 +93,138 @@ var BoardMap = (function () {
 
   Map.prototype.mark = function (legal, selected) {
     this.svg.classList.toggle("choosing", !!legal);
+    var tags = this.svg.querySelectorAll(".callout");
     for (var nb in this.hoods) {
       this.hoods[nb].g.classList.toggle("legal", !!legal && legal.hasOwnProperty(nb));
       this.hoods[nb].g.classList.toggle("picked", nb === selected);
     }
+    for (var i = 0; i < tags.length; i++) {
+      var of = tags[i].getAttribute("data-callout-of");
+      tags[i].classList.toggle("legal", !!legal && legal.hasOwnProperty(of));
+      tags[i].classList.toggle("picked", of === selected);
+    }
   };
 
-  /* A tap on a shape picks it; a tap on the street or water beside it picks the nearest shape within reach. */
-  Map.prototype.onTap = function (cb) {
+  /* A tap on a shape, its halo or its tag picks it. A tap on the street or water beside it picks the nearest shape
+     within a finger's reach; when two shapes are about as near, both are offered (asked, never guessed). */
+  var REACH_PX = 24, TIE_PX = 10;
+  Map.prototype.onTap = function (cb, ask) {
     var self = this;
     this.svg.addEventListener("click", function (ev) {
-      var g = ev.target.closest ? ev.target.closest(".nb") : null;
-      if (!g) g = self.nearest(ev.clientX, ev.clientY);
-      if (g) cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]);
+      var g = ev.target.closest ? ev.target.closest("[data-nb]") : null;
+      if (g && self.hoods[g.getAttribute("data-nb")]) { cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]); return; }
+      var near = self.nearest(ev.clientX, ev.clientY);
+      if (near.length === 1 || (near.length > 1 && !ask)) cb(near[0], self.hoods[near[0]]);
+      else if (near.length > 1) ask(near);
     });
   };
+  /* The shapes within reach of a point on the screen, nearest first, cut after the first when it is clearly nearest. */
   Map.prototype.nearest = function (cx, cy) {
     var m = this.svg.getScreenCTM();
-    if (!m) return null;
+    if (!m) return [];
     var pt = this.svg.createSVGPoint();
     pt.x = cx; pt.y = cy;
-    var p = pt.matrixTransform(m.inverse());
-    var best = null, bestD = 40;
+    var p = pt.matrixTransform(m.inverse()), unit = Math.sqrt(m.a * m.a + m.b * m.b) || 1;
+    var reach = REACH_PX / unit, step = Math.max(1, reach / 12), found = [];
     for (var nb in this.hoods) {
+      if (this.hoods[nb].g.classList.contains("off")) continue;
       var shape = this.hoods[nb].g.querySelector(".cell");
-      for (var r = 0; r <= bestD; r += 4) {
-        if (r >= bestD) break;
-        if (ring(this.svg, shape, p, r)) { best = this.hoods[nb].g; bestD = r; break; }
+      for (var r = 0; r <= reach; r += step) {
+        if (ring(this.svg, shape, p, r)) { found.push([r, nb]); break; }
       }
     }
-    return best;
+    found.sort(function (a, b) { return a[0] - b[0]; });
+    return found.filter(function (f) { return f[0] - found[0][0] <= TIE_PX / unit; }).map(function (f) { return f[1]; });
   };
   function ring(svg, shape, p, r) {
     var q = svg.createSVGPoint();
-    for (var a = 0; a < 8; a++) {
-      q.x = p.x + r * Math.cos(a * Math.PI / 4); q.y = p.y + r * Math.sin(a * Math.PI / 4);
+    for (var a = 0; a < 16; a++) {
+      q.x = p.x + r * Math.cos(a * Math.PI / 8); q.y = p.y + r * Math.sin(a * Math.PI / 8);
       if (shape.isPointInFill(q)) return true;
       if (r === 0) break;
     }
     return false;
   }
+
+  /* Each shape takes a tap a few units into the water and street around it: a halo under every shape, the smaller
+     shapes' over the larger ones' (a street between two goes to the smaller), so the water between two shapes
+     stays a narrow band that is asked about; each tag takes a tap a few units around it too (the phone's map). */
+  Map.prototype.halos = function (reach) {
+    var g = node("g", { "class": "halos" }), hoods = this.svg.querySelector(".hoods"), self = this;
+    Object.keys(this.hoods).map(function (nb) {
+      var b = self.hoods[nb].g.querySelector(".cell").getBBox();
+      return [b.width * b.height, nb];
+    }).sort(function (a, b) { return b[0] - a[0]; }).forEach(function (s) {
+      g.appendChild(node("path", { "class": "halo", "data-nb": s[1], d: self.hoods[s[1]].g.querySelector(".cell").getAttribute("d"),
+        "stroke-width": 2 * reach }));
+    });
+    hoods.parentNode.insertBefore(g, hoods);
+    var tags = this.svg.querySelectorAll(".callout[data-nb] .calltag");
+    for (var i = 0; i < tags.length; i++) {
+      var t = tags[i].cloneNode(false);
+      t.setAttribute("class", "halo");
+      t.setAttribute("stroke-width", reach);
+      tags[i].parentNode.insertBefore(t, tags[i]);
+    }
+  };
+
+  /* The whole drawing, or a box of it [x, y, w, h] in map units; `zoomed` when it is a part of the board. */
+  Map.prototype.look = function (box, zoomed) {
+    var b = box || this.full;
+    this.svg.setAttribute("viewBox", b.map(function (v) { return Math.round(v * 10) / 10; }).join(" "));
+    this.svg.classList.toggle("zoomed", !!zoomed);
+    if (!zoomed) this.legible([], 0);
+  };
+  /* The board without the strip above it that holds the compass: [x, y, w, h]. */
+  Map.prototype.board = function () {
+    var r = this.svg.querySelector(".river");
+    return r ? ["x", "y", "width", "height"].map(function (k) { return +r.getAttribute(k); }) : this.full;
+  };
+  /* The box that shows these neighborhoods (number, piece, tag) as large as a w x h px screen allows, at most `most`
+     px a unit; a little of the board around them. */
+  Map.prototype.around = function (nbs, w, h, most) {
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, self = this;
+    function add(x, y, r) { x0 = Math.min(x0, x - r); y0 = Math.min(y0, y - r); x1 = Math.max(x1, x + r); y1 = Math.max(y1, y + r); }
+    nbs.forEach(function (nb) {
+      var hd = self.hoods[nb];
+      if (!hd) return;
+      add(hd.x, hd.y, Math.max(hd.piece ? hd.piece.s / 2 : 0, 22) + 16);
+      var labels = self.svg.querySelectorAll('.nid[data-label-of="' + nb + '"], .callout[data-callout-of="' + nb + '"] .calltag');
+      for (var i = 0; i < labels.length; i++) {
+        var b = labels[i].getBBox();
+        add(b.x + b.width / 2, b.y + b.height / 2, Math.max(b.width, b.height) / 2 + 14);
+      }
+    });
+    if (x0 === Infinity) return null;
+    var k = Math.min(w / (x1 - x0), h / (y1 - y0), most);
+    var bw = w / k, bh = h / k, f = this.full;
+    var x = (x0 + x1) / 2 - bw / 2, y = (y0 + y1) / 2 - bh / 2;
+    x = bw >= f[2] ? f[0] + (f[2] - bw) / 2 : Math.max(f[0], Math.min(x, f[0] + f[2] - bw));
+    y = bh >= f[3] ? f[1] + (f[3] - bh) / 2 : Math.max(f[1], Math.min(y, f[1] + f[3] - bh));
+    return [x, y, bw, bh];
+  };
+  /* On a zoomed map the numbers of these neighborhoods and of their pieces are never smaller than `label` and `piece`
+     px: drawn larger than the board's own where the zoom alone leaves them small. */
+  Map.prototype.legible = function (nbs, label, piece) {
+    var m = this.svg.getScreenCTM(), unit = m ? Math.sqrt(m.a * m.a + m.b * m.b) : 1, self = this;
+    var texts = this.svg.querySelectorAll(".nid");
+    for (var i = 0; i < texts.length; i++) {
+      var t = texts[i], nb = t.getAttribute("data-label-of");
+      if (!t.hasAttribute("data-size")) t.setAttribute("data-size", t.getAttribute("font-size"));
+      var size = +t.getAttribute("data-size"), want = nbs.indexOf(nb) >= 0 ? Math.max(size, label / unit) : size;
+      want = Math.round(want * 10) / 10;
+      if (+t.getAttribute("font-size") !== want) t.setAttribute("font-size", want);
+      t.classList.toggle("raised", want > size);
+    }
+    nbs.forEach(function (nb) {
+      var h = self.hoods[nb], pieces = h ? h.slot.querySelectorAll(".piece.bid, .piece.built") : [];
+      for (var j = 0; j < pieces.length; j++) {
+        var num = pieces[j].querySelector(".bv, .pv"), px = num ? parseFloat(getComputedStyle(num).fontSize) * num.getScreenCTM().a : piece;
+        if (px >= piece) continue;
+        pieces[j].setAttribute("transform", "translate(" + h.piece.x + " " + h.piece.y + ") scale(" + h.piece.s / 44 * piece / px + ")");
+      }
+    });
+  };
 
   /* The token layout as lines, one per district in play: "Center: trendy neighborhood C01, C05; subway C03". */
   var ORDER = ["center", "north", "east", "south", "west"], KINDS = ["trendy", "subway", "archaeological"];

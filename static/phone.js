@@ -4,10 +4,12 @@
   var $ = M.$, tr = M.tr, term = M.term;
   var gameId = $("app").getAttribute("data-game");
   var map = new M.Map($("map"));
+  map.halos(6);
   var checker = null;   /* the host's district-by-district check of the tokens: built when a lobby is first shown */
   var view = null, online = false, picked = null, value = null, busy = false, joinColor = null;
   var hooks = [];   /* evening.js: seat moves, the host role, rematch, abandon */
   var dismissed = null, tapTimer = null;   /* the call-over card this phone closed; the refusal toast's timer */
+  var whole = false, wasMine = false, hintOpen = false;   /* this turn the player asked for the whole board; it was this phone's turn at the last render */
   var AREAS = { family: ["bridges", "statues", "lakes", "borders"], expert: ["bridges", "statues", "lakes", "districts", "chains"] };
   var KINDS = ["mall", "administration", "industrial", "park", "lodgings"];
 
@@ -19,7 +21,7 @@
     if (!fresh && view && typeof next.seq === "number" && typeof view.seq === "number" && next.seq < view.seq) return;
     var moved = !view || next.seq !== view.seq;
     view = next;
-    if (moved) { picked = null; value = null; toast(""); }   // a refusal is stale once the game moved on
+    if (moved) { picked = null; value = null; whole = false; hintOpen = false; which(null); toast(""); }   // a refusal is stale once the game moved on
     soon();
   }
 
@@ -69,7 +71,57 @@
     M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
     $("undo").disabled = !online || busy;
     hooks.forEach(function (f) { f(view, online, busy); });
+    stage();
   }
+
+  /* On this phone's turn the map is the screen: right under the bar, as tall as the screen leaves above the turn's
+     instruction and Pass, zoomed to the call (the last bid and every neighborhood that may outbid it) with their
+     numbers legible; the whole board one tap away (and a pinch, as everywhere). Everything else follows below it. */
+  function stage() {
+    var on = !!myTurn(), svg = $("map"), w = $("whole");
+    $("app").classList.toggle("turnmode", on);
+    document.body.classList.toggle("turnmode", on);
+    if (on && !wasMine) window.scrollTo(0, 0);   // the turn starts on the first screen
+    wasMine = on;
+    var call = on ? view.call || [] : [], last = call[call.length - 1];
+    var near = last ? [last.neighborhood].concat(Object.keys(view.legal.neighborhoods || {})) : [];
+    M.show(w, near.length > 1);
+    w.textContent = tr(whole ? "zoom_call" : "whole_board");
+    $("turn").classList.toggle("quiet", near.length > 1 && whole);   // the whole board asked for: its buttons only
+    if (!on) { svg.style.height = ""; map.look(null); return; }
+    // what the screen leaves at scroll 0 above the end of the dock (or of a message under it)
+    var end = ($("msg").textContent ? $("msg") : $("turn")).getBoundingClientRect(), box = svg.getBoundingClientRect();
+    var h = Math.max(160, Math.floor(innerHeight - 4 - (box.top + window.pageYOffset) - (end.bottom - box.bottom)));
+    if (near.length > 1 && !whole) {
+      svg.style.height = h + "px";
+      map.look(map.around(near, box.width, h, 1.6), true);
+      map.legible(near, 14.5, 12.5);
+    } else {   // the whole board, no taller than the width draws it: the dock right under it
+      var b = map.board();
+      svg.style.height = Math.min(h, Math.ceil(box.width * b[3] / b[2])) + "px";
+      map.look(b);   // the compass stands over the board's corner (app.css)
+    }
+  }
+  // a turned phone, not the address bar coming and going while the page scrolls
+  var seen = [innerWidth, innerHeight];
+  window.addEventListener("resize", function () {
+    if (view && (innerWidth !== seen[0] || Math.abs(innerHeight - seen[1]) > 120)) { seen = [innerWidth, innerHeight]; soon(); }
+  });
+
+  /* A tap between two shapes, about as near to both: the player says which (never a guess). */
+  function which(nbs) {
+    var list = $("which-list");
+    list.textContent = "";
+    M.show($("which"), !!nbs);
+    (nbs || []).forEach(function (nb) {
+      var b = M.el("button", "btn big", nb);
+      b.type = "button";
+      b.setAttribute("data-pick", nb);
+      b.onclick = function () { which(null); tapped(nb, map.hoods[nb]); };
+      list.appendChild(b);
+    });
+  }
+  $("which-cancel").onclick = function () { which(null); };
 
   /* BG Stats' "push plays from other apps" links, the same for every phone: asked for once, at the end. */
   var plays = null;
@@ -296,6 +348,7 @@
     }
     $("first-hint-text").textContent = text;
     M.show($("first-hint"), !!text);
+    $("first-hint").classList.toggle("open", hintOpen);
   }
 
   function reminder() {
@@ -323,7 +376,8 @@
     });
   }
 
-  map.onTap(function (nb, hood) {
+  map.onTap(tapped, function (nbs) { if (myTurn()) which(nbs); else tapped(nbs[0], map.hoods[nbs[0]]); });
+  function tapped(nb, hood) {
     if (!view) return;
     var why = G.refusal(view, nb, hood && hood.district);
     if (why) { toast(why); return; }
@@ -335,7 +389,9 @@
     picked = nb;
     value = legal[nb].length === 1 ? legal[nb][0] : null;
     render();
-  });
+  }
+  $("whole").onclick = function () { whole = !whole; render(); };
+  $("first-hint-text").onclick = function () { hintOpen = !hintOpen; render(); };
   $("cancel").onclick = function () { picked = null; value = null; render(); };
   $("confirm").onclick = function () {
     if (!picked || !value) return;

@@ -162,8 +162,12 @@ class Device:
     # -- what a player does --
 
     def tap(self, nb: str) -> None:
-        """A finger on the neighborhood's own spot on the map (its label point)."""
+        """A finger on the neighborhood's own spot on the map (its label point); on a turn's map zoomed to the call,
+        after Whole board when the neighborhood is off the screen (as a player would)."""
         x, y, ours = self.page.evaluate(SITE_JS, nb)
+        if not ours and self.page.evaluate("() => document.getElementById('map').classList.contains('zoomed')"):
+            self.press("#whole")
+            x, y, ours = self.page.evaluate(SITE_JS, nb)
         assert ours, f"{nb}'s spot on the map is covered by something else"
         self.page.touchscreen.tap(x, y)
 

@@ -294,9 +294,16 @@ def test_undo_names_the_action_in_its_confirm_and_on_every_screen(table_game):
 
 
 def tap(screen, nb):
-    x, y = screen.page.evaluate("""nb => { const g = document.querySelector('#map .nb[data-nb="' + nb + '"]');
+    """A finger in the middle of the shape; on a turn's map zoomed to the call, after Whole board when the shape is
+    off the map's screen (issue 30), as a player would."""
+    where = """nb => { const g = document.querySelector('#map .nb[data-nb="' + nb + '"]');
       g.scrollIntoView({block: 'center'}); const r = g.querySelector('.cell').getBoundingClientRect();
-      return [r.left + r.width / 2, r.top + r.height / 2]; }""", nb)
+      const m = document.getElementById('map'), b = m.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+      return [x, y, m.classList.contains('zoomed') && !(x > b.left && x < b.right && y > b.top && y < b.bottom)]; }"""
+    x, y, off = screen.page.evaluate(where, nb)
+    if off:
+        screen.page.locator("#whole").tap()
+        x, y, off = screen.page.evaluate(where, nb)
     screen.page.touchscreen.tap(x, y)
 
 

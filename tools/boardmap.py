@@ -409,38 +409,50 @@ def board_map(portrait: bool = False) -> dict:
 # The table screen is read from a metre or two: a number smaller than this (map units) is drawn beside its shape, in
 # water where there is room, on a white tag with a line to the shape (the five smallest: C01, C09, N07, E04, S01).
 CALLOUT_BELOW, CALLOUT_FONT, CALLOUT_REACH = 14.0, 17.0, 80.0
+# The phone's map is tapped by a thumb: a shape with no room for a circle this wide (map units) gets a square tag
+# beside it that takes the tap, wide enough to hold a 24 px square on the whole board at 320 px (0.46 px a unit) and a
+# 44 px one once the map zooms to a call (issue 30): those five, C04 and C10 (N06's finds no room; its halo does).
+THUMB_BELOW, THUMB_TAG, THUMB_FONT, THUMB_REACH = 72.0, 58.0, 28.0, 140.0
 
 
 def _meets(a, b, gap=0.0) -> bool:
     return abs(a[0] - b[0]) * 2 < a[2] + b[2] + 2 * gap and abs(a[1] - b[1]) * 2 < a[3] + b[3] + 2 * gap
 
 
-def callouts(m: dict) -> dict:
-    """Where each too-small number goes on the table map: the nearest spot mostly over water, covering no other
-    number, icon, token, piece, statue or bridge end, and never another callout."""
+def callouts(m: dict, thumb: bool = False) -> dict:
+    """Where each too-small number goes on the table map (or each too-small shape's tag on the phone's, `thumb`): the
+    nearest spot mostly over water, covering no other number, icon, token, piece, statue or bridge end, and never
+    another callout."""
     shapes = {n["id"]: polygon_of(n["path"]) for n in m["hoods"]}
-    small = {n["id"] for n in m["hoods"] if n["spots"]["scale"] * m["font"] < CALLOUT_BELOW}
+    if thumb:
+        small = {i for i, sh in shapes.items() if 2 * pole(sh)[1] < THUMB_BELOW}
+        reach_max = THUMB_REACH
+    else:
+        small = {n["id"] for n in m["hoods"] if n["spots"]["scale"] * m["font"] < CALLOUT_BELOW}
+        reach_max = CALLOUT_REACH
+    top = m["top"]
     taken = [n["spots"][k] for n in m["hoods"] for k in ("label", "icon", "token", "piece")
              if n["spots"].get(k) and not (k == "label" and n["id"] in small)]
     round_ = [(o["x"], o["y"], STATUE_R) for o in m["statues"]] + \
              [(b[f"x{i}"], b[f"y{i}"], BRIDGE_W / 2) for b in m["bridges"] for i in (1, 2)]
     out = {}
-    for n in m["hoods"]:
+    # the smallest shapes choose first (the table's order is the board's)
+    for n in sorted(m["hoods"], key=lambda n: pole(shapes[n["id"]])[1]) if thumb else m["hoods"]:
         if n["id"] not in small:
             continue
         own, (px, py) = shapes[n["id"]], pole(shapes[n["id"]])[0]
-        w, h = 0.68 * CALLOUT_FONT * len(n["id"]) + 8, CALLOUT_FONT + 6
-        reach = CALLOUT_REACH + w
+        w, h = (THUMB_TAG, THUMB_TAG) if thumb else (0.68 * CALLOUT_FONT * len(n["id"]) + 8, CALLOUT_FONT + 6)
+        reach = reach_max + w
         others = [_lines(sh) for o, sh in shapes.items() if o != n["id"] and
                   any(abs(x - px) < reach and abs(y - py) < reach for x, y in sh)]
         mine_lines = _lines(own)
         best, score = None, math.inf
-        for x in _frange(px - CALLOUT_REACH, px + CALLOUT_REACH, 3.0):
-            for y in _frange(py - CALLOUT_REACH, py + CALLOUT_REACH, 3.0):
+        for x in _frange(px - reach_max, px + reach_max, 3.0):
+            for y in _frange(py - reach_max, py + reach_max, 3.0):
                 d = math.hypot(x - px, y - py)
                 box = (x, y, w, h)
-                if d < 20 or d > CALLOUT_REACH or d * 1.0 >= score or not (EDGE + w / 2 <= x <= W - EDGE - w / 2) \
-                        or not (EDGE + h / 2 <= y <= H - EDGE - h / 2):
+                if d < 20 or d > reach_max or d * 1.0 >= score or not (EDGE + w / 2 <= x <= m["w"] - EDGE - w / 2) \
+                        or not (top + EDGE + h / 2 <= y <= m["h"] - EDGE - h / 2):
                     continue
                 if any(_meets(box, t, 2.0) for t in taken) or any(_meets(box, (ox, oy, 2 * r, 2 * r), 1.0)
                                                                   for ox, oy, r in round_):
@@ -474,7 +486,8 @@ def _r(v: float) -> float:
 def drawing(portrait: bool = False) -> dict:
     """board_map() as the SVG uses it: rounded, boxes as corners and sizes, nothing left to compute while serving."""
     m = board_map(portrait)
-    out_of_shape = {} if portrait else callouts(m)
+    out_of_shape = callouts(m, thumb=portrait)
+    font = THUMB_FONT if portrait else CALLOUT_FONT
     hoods = []
     for n in m["hoods"]:
         s = n["spots"]
@@ -483,7 +496,7 @@ def drawing(portrait: bool = False) -> dict:
                 "piece": [_r(v) for v in s["piece"][:3]]}
         if n["id"] in out_of_shape:
             (x, y, w, h), to = out_of_shape[n["id"]]["box"], out_of_shape[n["id"]]["to"]
-            hood.update(label=[_r(x), _r(y)], size=CALLOUT_FONT, tag=[_r(x - w / 2), _r(y - h / 2), _r(w), _r(h)],
+            hood.update(label=[_r(x), _r(y)], size=font, tag=[_r(x - w / 2), _r(y - h / 2), _r(w), _r(h)],
                         leader=[_r(to[0]), _r(to[1])])
         if s.get("icon"):
             x, y, w, h = s["icon"]

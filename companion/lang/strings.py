@@ -84,6 +84,10 @@ UI = {
     "nobody": "nobody",
     "reconnecting": "Reconnecting…",
     "offline_turn": "Not connected: wait until the page is live again.",
+    # the phone's map on a turn (issue 30): zoomed to the call, the whole board one tap away; a tap between two shapes is asked
+    "whole_board": "Whole board",
+    "zoom_call": "Zoom in",
+    "which_one": "Which neighborhood did you mean?",
     "my_cards": "My secret cards",
     "close": "Close",
     "call": "Call for proposal",
