@@ -179,6 +179,26 @@ def test_the_table_page_with_its_assets_stays_under_60_kb_gzipped(browser, serve
         ctx.close()
 
 
+def test_a_seated_phone_page_with_its_assets_stays_under_60_kb_gzipped(browser, server, over, capsys):  # noqa: F811
+    """The same budget for a phone (the page a player loads most, on the slowest link): a seated phone at the end of
+    the game, where it shows the most (tally, cards, standings), everything it loads as sent (gzip)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        ctx.add_cookies([{"name": c.name, "value": c.value, "url": server.origin} for c in over["phones"]["red"].jar])
+        page = ctx.new_page()
+        sent = []
+        page.on("requestfinished", lambda r: sent.append((r.url, r.sizes()["responseBodySize"])))
+        page.goto(f"{server.origin}/g/{over['gid']}")
+        page.wait_for_selector("#end:not([hidden]) tr.tot")
+        page.wait_for_load_state("networkidle")
+        total = sum(n for _, n in sent)
+        with capsys.disabled():
+            print(f"\n/g/<id> seated at the end: {len(sent)} responses, {total / 1024:.1f} KB as sent")
+        assert len(sent) >= 5 and total < 60 * 1024, sorted(sent, key=lambda x: -x[1])
+    finally:
+        ctx.close()
+
+
 def test_a_show_cannot_be_skipped_before_the_end(server):
     gid, phones = seated(server, colors=("blue", "red"), names={"blue": "Hana", "red": "Rui"})
     try:
