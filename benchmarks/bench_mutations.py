@@ -1,0 +1,77 @@
+"""How much of the rules, the codes and the limits the tests guard: mutmut changes the code one small step at a time
+(a < for a <=, a 3 for a 4, a dropped call) and runs the tests that reach it; a mutant no test notices is a
+behaviour nobody would be told about if it broke. Prints the share killed of the mutants that change behaviour.
+
+    .venv/bin/python benchmarks/bench_mutations.py [--children N]   # mutmut run (niced), then the figures
+    .venv/bin/python benchmarks/bench_mutations.py --report          # the figures of the last run only
+
+What is mutated and which tests run: [tool.mutmut] in pyproject.toml. mutmut 3 mutates function bodies only, so
+limits.py's numbers and codes.py's constants are not among the mutants: tests/test_codes.py writes those values
+out. Long on 2 shared cores (each mutant forks a pytest of the tests that reach it); not part of scripts/test.
+EQUIVALENT lists the survivors looked at and found to change no behaviour, each with why."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MUTMUT = REPO / ".venv/bin/mutmut"
+
+# mutant -> why it behaves as the original (looked at with `.venv/bin/mutmut show NAME`)
+EQUIVALENT: dict[str, str] = {}
+
+
+def results() -> dict[str, str]:
+    """mutant name -> mutmut's status for it, from the last run."""
+    done = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=REPO, capture_output=True, text=True,
+                          check=True)
+    found = {}
+    for line in done.stdout.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep:
+            found[name] = status
+    return found
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--children", type=int, default=1, help="mutants tested at once (default 1: the cores are shared)")
+    ap.add_argument("--report", action="store_true", help="only print the figures of the last run")
+    args = ap.parse_args()
+    if not args.report:
+        started = time.monotonic()
+        subprocess.run(["nice", "-n", "15", str(MUTMUT), "run", "--max-children", str(args.children)], cwd=REPO,
+                       stdout=subprocess.DEVNULL, check=False)
+        print(f"mutmut run: {time.monotonic() - started:.0f} s on {os.cpu_count()} cores (nice 15)")
+    found = results()
+    if not found:
+        print("no results: run without --report first", file=sys.stderr)
+        return 1
+    by_file: dict[str, Counter] = {}
+    for name, status in found.items():
+        by_file.setdefault(name.split(".x")[0], Counter())[status] += 1   # companion.game.rules.x_apply__mutmut_3
+    caught = {"killed", "timeout", "caught by type check", "segfault"}
+    considered = {n: s for n, s in found.items() if n not in EQUIVALENT and s not in ("skipped", "not checked")}
+    killed = sum(s in caught for s in considered.values())
+    print(f"mutants: {len(found)}; looked at and equivalent: {len(EQUIVALENT)}; "
+          f"by status: {dict(Counter(found.values()))}")
+    for module, counts in sorted(by_file.items()):
+        print(f"  {module}: {dict(counts)}")
+    print(f"killed: {killed} of {len(considered)} non-equivalent mutants = {100 * killed / len(considered):.1f}%")
+    survivors = sorted(n for n, s in considered.items() if s not in caught)
+    print(f"survivors ({len(survivors)}): `.venv/bin/mutmut show NAME` shows each")
+    for name in survivors:
+        print(f"  {name}: {considered[name]}")
+    for name, why in sorted(EQUIVALENT.items()):
+        print(f"  equivalent {name} ({found.get(name, 'gone')}): {why}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
