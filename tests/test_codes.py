@@ -54,6 +54,7 @@ def test_each_key_pays_alone_and_a_right_code_clears_only_the_device(clock):
     assert g.wait(["device:d"]) == 0.75
     g.right(["device:d"])
     assert g.wait(["device:d"]) == 0 and g.wait(["address:a"]) == 0.75
+    g.right(["device:never-wrong"])   # nothing to clear: no error
 
 
 def test_an_hour_of_quiet_forgets_the_wrong_codes(clock):
@@ -74,22 +75,22 @@ def test_within_the_hour_the_count_goes_on(clock):
     g = codes.Guesses()
     for _ in range(4):
         g.wrong(["device:d"])
-    clock.now += 3599       # not yet forgotten: the fifth wrong code waits 2 s
+    clock.now += 3600       # an hour to the second is not more than FORGET: the fifth wrong code waits 2 s
     g.wrong(["device:d"])
     assert g.wait(["device:d"]) == 2
 
 
 def test_past_4096_keys_only_those_quiet_for_an_hour_are_forgotten(clock):
     g = codes.Guesses()
-    for i in range(4097):
+    for i in range(4096):
         g.wrong([f"device:{i}"])
     clock.now += 3000
     for _ in range(4):
-        g.wrong(["device:recent"])     # the 4098th key, 10 minutes before the next
-    clock.now += 601                   # the 4097 first are now an hour and a second old
-    g.wrong(["device:new"])
+        g.wrong(["device:recent"])     # the 4097th key, waiting 1 s, 10 minutes before the next
+    clock.now += 600                   # the 4096 first are now an hour old to the second: forgotten
+    g.wrong(["device:new"])            # more than 4096 keys: the quiet ones go before it is counted
     assert set(g._keys) == {"device:recent", "device:new"}
-    assert g.wait(["device:recent"]) == 0 and g._keys["device:recent"][0] == 4
+    assert g.wait(["device:recent"]) == 0 and g._keys["device:recent"][0] == 4, "kept whole, though not waiting"
 
 
 def test_exactly_4096_keys_are_all_kept(clock):
@@ -104,6 +105,7 @@ def test_exactly_4096_keys_are_all_kept(clock):
 def test_a_code_is_read_in_any_case_with_spaces_and_dashes_and_dies_after_15_minutes(clock):
     code = codes.Code("ABC234", issuer="dev", made=clock.now)
     assert codes.normal(" ab-c 2-34 ") == "ABC234"
+    assert codes.normal("wx-yz") == "WXYZ", "every letter of the alphabet kept, only spaces and dashes go"
     assert code.check("abc-234") and code.check("ABC 234")
     assert not code.check("ABC235") and not code.check(None) and not code.check(123456)
     clock.now += 900
