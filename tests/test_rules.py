@@ -5,7 +5,7 @@ from games import BOARD, build, layout_with, setup_for
 
 from companion.game import RuleError, apply, legal_actions, new_game
 from companion.game.board import board_data
-from companion.game.rules import could_outbid
+from companion.game.rules import NO_ACTIONS, could_outbid
 from companion.game.state import Bid, CallResult, Pass
 
 SEATS4 = ("blue", "gray", "red", "white")
@@ -62,6 +62,22 @@ def test_rulebook_example_blue_3_gray_7_red_9_white_10_then_red_11_wins():
     la = legal_actions(s, BOARD)
     assert (la.player, la.can_pass) == ("red", False)
     assert la.neighborhoods == set(BOARD.neighborhoods) - {"C01"}
+
+
+def test_the_legal_actions_are_exactly_the_bids_they_list_and_the_pass():
+    """Red "may only outbid ... in the neighborhood containing a trendy neighborhood token": C10 with 8 to 13, or
+    pass; what they list, count and contain is that and nothing else."""
+    s = play(new_game(worked_example_setup()), ("blue", "C08", 3), ("gray", "C09", 7))
+    la = legal_actions(s, BOARD)
+    listed = list(la)
+    assert listed == [Bid("red", "C10", v) for v in range(8, 14)] + [Pass("red")]
+    assert len(la) == 7 and bool(la)
+    assert all(a in la for a in listed)
+    assert Bid("red", "C10", 7) not in la and Bid("red", "C11", 9) not in la
+    assert Bid("white", "C10", 9) not in la and Pass("white") not in la, "another player's bid is not red's"
+    first = legal_actions(new_game(worked_example_setup()), BOARD)
+    assert Pass("blue") not in first and len(first) == len(list(first)), "the first bid of a call cannot be a pass"
+    assert list(NO_ACTIONS) == [] and len(NO_ACTIONS) == 0 and not NO_ACTIONS and Pass(None) not in NO_ACTIONS
 
 
 def test_rulebook_example_gray_1_with_no_empty_neighborhood_next_to_it_wins_at_once():
