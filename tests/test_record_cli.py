@@ -192,6 +192,19 @@ def test_replay_raises_record_error_with_where_and_sentence():
     assert str(e.value) == "action 1: red cannot act now: it is blue's turn"
 
 
+@pytest.mark.parametrize("change, said", [
+    (lambda doc: [], "a record is a JSON object"),
+    (lambda doc: {**doc, "format": "x"}, "the format must be 'metropolys-record/1', not 'x'"),
+    (lambda doc: {**doc, "players": [{**doc["players"][0], "color": 5}, *doc["players"][1:]]},
+     "player 1's color must be a string, not 5"),
+])
+def test_a_bad_setup_is_named_where_it_is_with_its_own_sentence(change, said):
+    """RECORD.md: a bad record "exits 2 with one line ... beginning setup:", the same line replay() raises."""
+    with pytest.raises(RecordError) as e:
+        replay(change(blue_builds_everything()))
+    assert (e.value.where, e.value.error.code, str(e.value)) == ("setup", "bad_record", f"setup: {said}")
+
+
 def test_utf8_whatever_the_locale_and_a_byte_order_mark_is_allowed(tmp_path):
     doc = blue_builds_everything()
     doc["players"][0]["name"] = "Zoë Ångström"

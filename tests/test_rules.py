@@ -169,6 +169,19 @@ def test_a_player_without_a_higher_building_passes_automatically():
     refused(s2, Pass("white"), "not_your_turn", "white cannot act now: it is blue's turn")
 
 
+def test_who_could_still_outbid_goes_round_the_table_from_the_last_bidder():
+    """"Proceed clockwise": after Blue's bid and Red's pass, White then Gray may still outbid; nobody before the
+    call's first bid, nobody once the game is over."""
+    s = new_game(setup_for(SEATS4))
+    assert could_outbid(s) == ()
+    s = play(s, ("blue", "C01", 3))
+    assert could_outbid(s) == ("gray", "red", "white")
+    s = play(s, ("gray",))
+    assert could_outbid(s) == ("red", "white")
+    s = play(s, ("red", "C03", 4))
+    assert could_outbid(s) == ("white", "blue")
+
+
 def test_apply_refuses_every_automatic_pass_so_a_live_phone_cannot_send_one():
     s = play(new_game(setup_for(SEATS4)), ("blue", "C05", 13))  # Gray, Red and White pass automatically
     assert s.auto_passed == (1, 2, 3) and s.to_act == 0 and s.call == ()
