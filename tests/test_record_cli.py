@@ -197,12 +197,20 @@ def test_replay_raises_record_error_with_where_and_sentence():
     (lambda doc: {**doc, "format": "x"}, "the format must be 'metropolys-record/1', not 'x'"),
     (lambda doc: {**doc, "players": [{**doc["players"][0], "color": 5}, *doc["players"][1:]]},
      "player 1's color must be a string, not 5"),
+    (lambda doc: {**doc, "players": "x"}, "players must be a list"),
+    (lambda doc: {**doc, "players": [doc["players"][0], 7]}, "player 2 must be an object"),
 ])
 def test_a_bad_setup_is_named_where_it_is_with_its_own_sentence(change, said):
     """RECORD.md: a bad record "exits 2 with one line ... beginning setup:", the same line replay() raises."""
     with pytest.raises(RecordError) as e:
         replay(change(blue_builds_everything()))
     assert (e.value.where, e.value.error.code, str(e.value)) == ("setup", "bad_record", f"setup: {said}")
+
+
+def test_the_players_names_come_from_the_record_and_a_missing_one_is_empty():
+    doc = blue_builds_everything()
+    doc["players"][1].pop("name")
+    assert [s.name for s in replay(doc).setup.seats] == ["Ann", ""]
 
 
 def test_utf8_whatever_the_locale_and_a_byte_order_mark_is_allowed(tmp_path):
