@@ -29,6 +29,13 @@ EQUIVALENT: dict[str, str] = {
     "companion.game.board.x_board_data__mutmut_8": "'UTF-8' for 'utf-8': the same codec",
     "companion.game.scoring.x_score__mutmut_2": "explain(state, None) loads the same shipped board the caller passed",
     "companion.game.scoring.x_score__mutmut_4": "explain(state) loads the same shipped board the caller passed",
+    "companion.game.record.x_parse_setup__mutmut_114": "make_setup(..., None) loads the same shipped board",
+    "companion.game.record.x_parse_setup__mutmut_119": "make_setup(...) loads the same shipped board",
+    "companion.game.record.x_parse_setup__mutmut_121": "a mode that is no string reads the same unquoted or repr'd",
+    "companion.game.record.x_replay__mutmut_1": "board None: parse_setup and apply load the same shipped board",
+    "companion.game.record.x_replay__mutmut_2": "board and load_board(): the shipped board, or None which loads it",
+    "companion.game.record.x_replay__mutmut_5": "parse_setup(doc, None) loads the same shipped board",
+    "companion.game.record.xǁ_WrittenPassesǁfollow__mutmut_15": "the actor is never owed a pass: it is acting",
 }
 
 

@@ -245,6 +245,14 @@ def test_a_recorded_pass_and_bid_are_read_as_written():
     assert parse_action({"player": "red", "bid": "C01", "value": 3}) == Bid("red", "C01", 3)
 
 
+def test_a_player_without_an_area_card_is_told_so_by_the_setup_check():
+    doc = blue_builds_everything()
+    doc["players"][0].pop("area")
+    with pytest.raises(RecordError) as e:
+        replay(doc)
+    assert str(e.value) == "setup: blue has no area card"
+
+
 def test_the_players_names_come_from_the_record_and_a_missing_one_is_empty():
     doc = blue_builds_everything()
     doc["players"][1].pop("name")

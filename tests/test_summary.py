@@ -150,11 +150,12 @@ def test_the_take_backs_of_thousands_of_random_calls_are_exactly_what_the_rules_
 def test_each_line_says_the_bid_and_a_call_says_its_token_and_where_the_special_cards_went():
     """"both special cards (the subway card and the archaeological site card) may come into play and may change
     hands": the call's line names the token taken, the card taken and from whom (nobody: it lay beside the board)."""
-    tokens = layout_with(4, fixed={"C10": "subway", "C04": "archaeological"}, seed=3)
+    tokens = layout_with(4, fixed={"C10": "subway", "C04": "archaeological", "C03": "archaeological"}, seed=3)
     state = new_game(setup_for(("blue", "red", "white", "gray"), tokens=tokens))
     lines = []
     for action in (Bid("blue", "C10", 3), Pass("red"), Pass("white"), Pass("gray"),
-                   Bid("blue", "C04", 4), Pass("red"), Pass("white"), Pass("gray"), Bid("blue", "C01", 5)):
+                   Bid("blue", "C04", 4), Pass("red"), Pass("white"), Pass("gray"), Bid("blue", "C01", 5),
+                   Bid("red", "C03", 6), Pass("white"), Pass("gray"), Pass("blue")):
         after = apply(state, action, BOARD)
         lines.append(decision(state, action, after))
         state = after
@@ -170,3 +171,11 @@ def test_each_line_says_the_bid_and_a_call_says_its_token_and_where_the_special_
         "archaeological_card": "blue", "subway_from": "blue", "archaeological_from": None,
         "bids": [{"color": "blue", "neighborhood": "C04", "value": 4}], **everyone_else}
     assert lines[8] == {"color": "blue", "kind": "bid", "neighborhood": "C01", "value": 5, "auto": []}
+    # the archaeological site card goes to the last player to take an archaeological token: from Blue to Red
+    assert lines[12]["ended"] == {
+        "color": "red", "neighborhood": "C03", "value": 6, "token": "archaeological", "subway_card": None,
+        "archaeological_card": "red", "subway_from": "blue", "archaeological_from": "blue", "reason": ALL_PASSED,
+        "bids": [{"color": "blue", "neighborhood": "C01", "value": 5},
+                 {"color": "red", "neighborhood": "C03", "value": 6}],
+        "back": [{"color": "blue", "neighborhood": "C01", "value": 5}], "passed": ["blue", "white", "gray"],
+        "finished": False}
