@@ -13,10 +13,10 @@ from companion.game.board import KINDS, PERIPHERAL, _parse, board_data
 SHARED = Path("/work/shared/board/metropolys-board.json")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def board():
-    """The board parsed from its data by these tests, not the one loaded once at import: a change to the parser
-    (a mutation tool's) must show here."""
+    """The board parsed from its data by each test (a few milliseconds), not the one loaded once at import: a
+    change to the parser (a mutation tool's) must show in every test that reads what it changed."""
     return _parse(board_data())
 
 
