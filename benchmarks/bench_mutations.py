@@ -36,6 +36,17 @@ EQUIVALENT: dict[str, str] = {
     "companion.game.record.x_replay__mutmut_2": "board and load_board(): the shipped board, or None which loads it",
     "companion.game.record.x_replay__mutmut_5": "parse_setup(doc, None) loads the same shipped board",
     "companion.game.record.xǁ_WrittenPassesǁfollow__mutmut_15": "the actor is never owed a pass: it is acting",
+    **{f"companion.game.setup.x_{name}__mutmut_{n}": "a board of None loads the same shipped board"
+       for name, ns in (("check_saved_layout", (34, 37, 41, 45)), ("make_setup", (1, 2, 8, 11, 20, 24)))
+       for n in ns},
+    "companion.game.setup.x_check_removed__mutmut_33": "a district given twice of two: removed[1] is removed[0]",
+    "companion.game.setup.x_check_removed__mutmut_41": "the two non-adjacent pairs (north-south, east-west) sort "
+                                                       "alike alphabetically and in PERIPHERAL's order",
+    "companion.game.setup.x_check_removed__mutmut_43": "as mutant 41",
+    "companion.game.setup.x_check_cards__mutmut_73": "break for continue on the last of (area, neighborhood)",
+    "companion.game.setup.x_check_layout__mutmut_69": "None != need as 0 != need: need is 5 or 7",
+    "companion.game.setup.x_check_layout__mutmut_71": "as mutant 69",
+    "companion.game.setup.x_check_layout__mutmut_72": "1 != need as 0 != need: need is 5 or 7",
 }
 
 

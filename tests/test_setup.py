@@ -225,3 +225,29 @@ def test_a_saved_layout_is_checked_as_strictly_as_a_games():
         check_saved_layout(short)
     assert e.value.code == "token_kind_count" and e.value.params["count"] == 4
     assert e.value.params["need"] - e.value.params["got"] == 1
+
+
+def _moved(layout: dict, src: str, dst: str, count: int) -> dict:
+    """The layout with `count` tokens of district `src` moved to free token spots of district `dst`."""
+    layout = dict(layout)
+    free = [nb for nb in BOARD.districts[dst] if BOARD.neighborhoods[nb].token_eligible and nb not in layout]
+    for nb, spot in zip([nb for nb in layout if BOARD.neighborhoods[nb].district == src][:count], free):
+        layout[spot] = layout.pop(nb)
+    return layout
+
+
+def test_a_district_left_empty_is_named_with_none_of_its_five():
+    """"placing 7 tokens in the center district and 5 tokens in each peripheral district": East's five all moved
+    to West leaves the counts per kind right and East with none."""
+    layout = _moved(layout_with(4, (), seed=3), "east", "west", 5)
+    with pytest.raises(RuleError) as e:
+        check_layout(4, frozenset(), layout)
+    assert (e.value.code, e.value.params) == ("token_district_count", {"district": "east", "need": 5, "got": 0})
+
+
+def test_every_district_in_play_after_one_out_is_counted():
+    """With North out (3 players), South's and West's counts are still checked: one token moved between them."""
+    layout = _moved(layout_with(3, ("north",), seed=3), "south", "west", 1)
+    with pytest.raises(RuleError) as e:
+        check_layout(3, frozenset({"north"}), layout)
+    assert (e.value.code, e.value.params) == ("token_district_count", {"district": "south", "need": 5, "got": 4})
