@@ -68,8 +68,9 @@ class Guesses:
         now = time.monotonic()
         with self._lock:
             if len(self._keys) > 4096:
-                # Fresh cookies make new keys: forget those with nothing left to wait and nothing recent.
-                self._keys = {k: v for k, v in self._keys.items() if v[1] > now or now - v[2] < FORGET}
+                # Fresh cookies make new keys: forget those quiet for FORGET (one still waiting was wrong at most
+                # MAX_WAIT ago, so it stays).
+                self._keys = {k: v for k, v in self._keys.items() if now - v[2] < FORGET}
             for k in keys:
                 n, _, last = self._keys.get(k, (0, now, now))
                 n = 1 if now - last > FORGET else n + 1

@@ -19,8 +19,13 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import emulated  # noqa: E402  (Background: the arm64 check runs like the VMs)
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("COMPANION_TEST_CACHE", "/var/cache/metropolys-companion-tests"))
@@ -64,14 +69,17 @@ RECIPES = {
     # holding only what QEMU's raspi3b needs to reach the SD card's root (its SD and ext4 drivers are modules).
     # gcc, swig and python3-dev build lgpio from PyPI's source package, as install.sh does where no wheel fits.
     # Made with mmdebstrap (debootstrap's second stage stalled under qemu-user); udev's hardware database is left
-    # out (its compile took minutes under emulation and names nothing QEMU's raspi3b has).
+    # out (its compile took minutes under emulation and names nothing QEMU's raspi3b has). ca-certificates, whole:
+    # trixie's pip wheel (25.1) loads /etc/ssl/certs/ca-certificates.crt as it is imported, so without the bundle
+    # `python3 -m venv` fails in ensurepip (FileNotFoundError), though nothing here goes online.
     "trixie-arm64-pi": {"release": "trixie", "arch": "arm64", "mmdebstrap": True,
                         "packages": ["systemd-sysv", "udev", "kmod", "linux-image-arm64", "initramfs-tools",
-                                     "python3-venv", "python3-dev", "gcc", "libc6-dev", "swig", "python3-gpiozero"],
+                                     "python3-venv", "python3-dev", "gcc", "libc6-dev", "swig", "python3-gpiozero",
+                                     "ca-certificates"],
                         "python": "3.13", "glibc": (2, 41),
                         "files": {"etc/initramfs-tools/conf.d/companion-tests": "MODULES=list\nCOMPRESS=gzip\n",
                                   "etc/initramfs-tools/modules": "sdhci-iproc\nbcm2835\nmmc_block\next4\n"},
-                        "leave_out": ["/usr/share/ca-certificates/*", "/usr/share/doc/*", "/usr/share/man/*",
+                        "leave_out": ["/usr/share/doc/*", "/usr/share/man/*",
                                       "/usr/share/locale/*", "/usr/share/info/*", "/usr/lib/udev/hwdb.d/*"]},
     # The Wi-Fi VM (tests/hotspot_vm.py): Debian trixie amd64 with its own kernel (mac80211_hwsim gives it two
     # radios), NetworkManager as on Raspberry Pi OS, and for the phone's side wpa_supplicant, busybox's udhcpc and
@@ -184,10 +192,55 @@ def binfmt_ready(arch: str) -> bool:
     return text.startswith("enabled") and bool(flags) and "F" in flags.group(1)
 
 
+_indexes: dict[tuple[str, str], str] = {}
+
+
+def archive_index(release: str, arch: str) -> str:
+    """The mirror's package lists for `release` on `arch` as its signed InRelease names them (their SHA256 lines):
+    they change whenever any package's version does (a point release, a fix), so a root keyed by them is built
+    again then, and a recipe that no longer builds against today's archive fails on the next run, not months later.
+    "" when the mirror cannot be reached (root() then keeps the newest root built from the same recipe)."""
+    if (release, arch) not in _indexes:
+        url = f"{mirror().rstrip('/')}/dists/{release}/InRelease"
+        try:
+            with urllib.request.urlopen(url, timeout=30) as reply:
+                text = reply.read().decode(errors="replace")
+        except OSError:
+            text = ""
+        sha256 = text.partition("\nSHA256:\n")[2]
+        lines = re.findall(rf"^ [0-9a-f]{{64}} +\d+ main/binary-(?:{arch}|all)/Packages\.xz$", sha256, re.M)
+        _indexes[release, arch] = "\n".join(sorted(lines))
+    return _indexes[release, arch]
+
+
+def root_path(name: str) -> Path:
+    """Where root `name` is cached: keyed by its recipe, the mirror and the archive's package lists today."""
+    recipe = RECIPES[name]
+    built_from = f"{name}-{_key(recipe, mirror())}"
+    index = archive_index(recipe["release"], recipe["arch"])
+    if index:
+        return CACHE / f"{built_from}-{_key(index)}"
+    built = sorted((p for p in CACHE.glob(f"{built_from}-*") if (p / ".complete").exists()),
+                   key=lambda p: p.stat().st_mtime)
+    if built:
+        print(f"\n{mirror()} unreachable: {built[-1].name} kept, built from this recipe on an older archive",
+              file=sys.stderr)
+        return built[-1]
+    return CACHE / f"{built_from}-offline"
+
+
+def _forget_old_roots(name: str, keep: Path) -> None:
+    """Roots of `name` built from an older recipe or archive: gigabytes nothing asks for any more. (Ones named
+    without an archive key, from before it was part of the name, are left: an older checkout may be using them.)"""
+    for old in CACHE.glob(f"{name}-*"):
+        if old != keep and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{12}}-([0-9a-f]{{12}}|offline)", old.name):
+            subprocess.run(["rm", "-rf", "--one-file-system", str(old)], capture_output=True)
+
+
 def root(name: str) -> Path:
     """The cached root filesystem `name` (see RECIPES), built with debootstrap on first use (minutes)."""
     recipe = RECIPES[name]
-    path = CACHE / f"{name}-{_key(recipe, mirror())}"
+    path = root_path(name)
     if (path / ".complete").exists():
         return path
     with _locked(name):
@@ -219,6 +272,7 @@ def root(name: str) -> Path:
             deb.unlink()
         (work / ".complete").write_text(f"{time.monotonic() - started:.0f} s to build\n")
         work.rename(path)
+        _forget_old_roots(name, path)
     return path
 
 
@@ -428,14 +482,15 @@ class Machine:
         self.overlay.close()
 
 
-def prebuild(names: list[str]) -> threading.Thread:
-    """Build the roots and wheelhouses `names` not yet cached, one after the other in a background thread, while
-    other tests run. A test that needs one waits on its lock (flock: also between threads of one process) and
-    finds it built; a failed build is only printed here: the test that needs it tries again and fails with why."""
+def prebuild(names: list[str], make: Callable[[str], Path] | None = None) -> threading.Thread:
+    """Build what `names` need and is not yet cached (make: their wheelhouse and so their root, by default), one
+    after the other in a background thread, while other tests run. A test that needs one waits on its lock (flock:
+    also between threads of one process) and finds it built; a failed build is only printed here: the test that
+    needs it tries again and fails with why."""
     def build() -> None:
         for name in names:
             try:
-                wheelhouse(name)
+                (make or wheelhouse)(name)
             except Exception as e:  # noqa: BLE001 (the test that needs it says why)
                 print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
 
@@ -446,16 +501,7 @@ def prebuild(names: list[str]) -> threading.Thread:
 
 def prebuild_roots(names: list[str]) -> threading.Thread:
     """Like prebuild, for roots that need no wheelhouse."""
-    def build() -> None:
-        for name in names:
-            try:
-                root(name)
-            except Exception as e:  # noqa: BLE001 (the test that needs it says why)
-                print(f"\nbuilding {name} ahead failed: {e}", file=sys.stderr)
-
-    thread = threading.Thread(target=build, name=f"prebuild {' '.join(names)}", daemon=True)
-    thread.start()
-    return thread
+    return prebuild(names, root)
 
 
 CLONE = "/root/metropolys-companion"  # where a person's clone is, inside the roots
@@ -536,72 +582,50 @@ def aarch64_venv(wheels: Path) -> Path:
         return cached_layer(base, path, build)
 
 
-class Aarch64Check:
+class Aarch64Check(emulated.Background):
     """The arm64 root's install and first answer, run once in a background thread (it is mostly emulated CPU
     work, so it can overlap tests that mostly wait); `result` waits for it."""
     TIMEOUT = 1200  # s for the run itself, after the root is built
+    name = "aarch64 check"
 
     def __init__(self):
         self.done: subprocess.CompletedProcess | None = None
         self.built = self.ran = 0.0
         self.wheels: list[str] = []
-        self.error: BaseException | None = None
         self.proc: subprocess.Popen | None = None
-        self.stopped = False
-        self.thread = threading.Thread(target=self._run, name="aarch64 check", daemon=True)
-        self.thread.start()
+        super().__init__()
 
-    def _run(self) -> None:
+    def work(self) -> None:
+        t = time.monotonic()
+        wheels = wheelhouse("bookworm-arm64")
+        self.built, self.wheels = time.monotonic() - t, sorted(p.name for p in wheels.iterdir())
+        venv = aarch64_venv(wheels)
+        self.built = time.monotonic() - t
+        layer = Overlay(f"{venv}:{root('bookworm-arm64')}")
         try:
+            source_copy(layer.merged / CLONE.lstrip("/"))
             t = time.monotonic()
-            wheels = wheelhouse("bookworm-arm64")
-            self.built, self.wheels = time.monotonic() - t, sorted(p.name for p in wheels.iterdir())
-            venv = aarch64_venv(wheels)
-            self.built = time.monotonic() - t
-            layer = Overlay(f"{venv}:{root('bookworm-arm64')}")
+            self.proc = subprocess.Popen(_nspawn_arm64(layer.merged, wheels, AARCH64_SCRIPT),
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True, start_new_session=True)
             try:
-                source_copy(layer.merged / CLONE.lstrip("/"))
-                t = time.monotonic()
-                self.proc = subprocess.Popen(_nspawn_arm64(layer.merged, wheels, AARCH64_SCRIPT),
-                                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                             text=True, start_new_session=True)
-                try:
-                    out, err = self.proc.communicate(timeout=self.TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    self._kill()
-                    out, err = self.proc.communicate()
-                    err += f"\n(killed: no result after {self.TIMEOUT} s)"
-                self.ran = time.monotonic() - t
-                self.done = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
-            finally:
-                layer.close()
-        except BaseException as e:  # noqa: BLE001 (handed to the test by result())
-            self.error = e
+                out, err = self.proc.communicate(timeout=self.TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                out, err = self.proc.communicate()
+                err += f"\n(killed: no result after {self.TIMEOUT} s)"
+            self.ran = time.monotonic() - t
+            self.done = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+        finally:
+            layer.close()
 
-    def _kill(self) -> None:
-        _killpg(self.proc)
-
-    def result(self) -> "Aarch64Check":
-        self.thread.join()
-        if self.error:
-            raise self.error
-        return self
-
-    def stop(self) -> None:
-        """At the end of the session: a run nobody waited for (its test deselected or not reached) is killed."""
-        if self.thread.is_alive() and self.proc and self.proc.poll() is None:
-            self._kill()
-        self.thread.join(timeout=60)
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            _killpg(self.proc)
 
 
-_aarch64: list[Aarch64Check] = []
-
-
-def aarch64_start() -> Aarch64Check:
-    """The one background arm64 check of this session, started now if it was not yet."""
-    if not _aarch64:
-        _aarch64.append(Aarch64Check())
-    return _aarch64[0]
+_aarch64 = emulated.Once(Aarch64Check)
+aarch64_start = _aarch64.start   # the one background arm64 check of this session, started now if it was not yet
 
 
 def aarch64_check() -> Aarch64Check:
@@ -611,8 +635,7 @@ def aarch64_check() -> Aarch64Check:
 def stop_all() -> None:
     """At the end of the session: builds and the arm64 run still under way are stopped."""
     kill_builds()
-    if _aarch64:
-        _aarch64[0].stop()
+    _aarch64.stop_all()
 
 
 def can_run() -> str | None:

@@ -21,17 +21,16 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import container_helpers as ch  # noqa: E402
+import emulated  # noqa: E402
 
 ROOT_NAME = "trixie-hotspot"
 CLONE = "/root/metropolys-companion"   # a person's clone, from which they run deploy/*.sh
@@ -39,7 +38,7 @@ HOME_SSID, HOME_PASSWORD, HOME_NET = "MetropolysHome", "home-wifi-pass", "192.16
 # The boot unit's wait is in real seconds, sized for a Pi (home joined 10-20 s after NetworkManager starts); the
 # emulated machine on shared, loaded cores is several times slower (home joined 21-25 s after at load 1), so here
 # the unit is given this long through its WAIT= (a drop-in, as a user with a slow router would write one).
-EMULATED_WAIT = 60
+EMULATED_WAIT = 120   # at load 24 on the 2 cores, 60 s passed before NetworkManager saw home (raised the hotspot)
 # and looks every 5 s, not every 1 s: each look is an nmcli run, a second of the emulated CPU, and at 1 s the wait
 # kept the guest busy the whole time (61 s of CPU for boot 2's wait alone, more on loaded cores), slowing the boot
 # it waits on; the decision still falls within a look of the wait's end (checked on its own clock in test_deploy)
@@ -189,7 +188,7 @@ def tcg_by_default() -> bool:
 
 
 def root_path() -> Path:
-    return ch.CACHE / f"{ROOT_NAME}-{ch._key(ch.RECIPES[ROOT_NAME], ch.mirror())}"
+    return ch.root_path(ROOT_NAME)
 
 
 def wheels_path(base: Path) -> Path:
@@ -221,14 +220,6 @@ def cached() -> bool:
     checkout's image is made natively in about a minute when it is new)."""
     base = root_path()
     return all((p / ".complete").exists() for p in (base, wheels_path(base), installed_path(base)))
-
-
-def _disk(dest: Path, tree: Path, label: str, size: int) -> Path:
-    with open(dest, "wb") as f:
-        f.truncate(size)
-    ch._run(["mke2fs", "-q", "-t", "ext4", "-L", label, "-E", "root_owner=0:0", "-d", str(tree), str(dest)],
-            timeout=900)
-    return dest
 
 
 def _install(lower: str, wheels: Path, log: Path) -> tuple[ch.Machine, dict]:
@@ -280,29 +271,15 @@ def _finish(top: Path, work: Path) -> None:
         (top / name).parent.mkdir(parents=True, exist_ok=True)
         (top / name).write_text(text)
         (top / name).chmod(mode)
-    units = top / "etc/systemd/system"
-    for unit in MASKED:
-        (units / unit).unlink(missing_ok=True)
-        (units / unit).symlink_to("/dev/null")
-    wants = units / "multi-user.target.wants"
-    wants.mkdir(parents=True, exist_ok=True)
-    for unit in ("phone-radio.service", "vm-agent.service"):
-        (wants / unit).unlink(missing_ok=True)
-        (wants / unit).symlink_to(f"/etc/systemd/system/{unit}")
-    # A Pi boots for the hundredth time, not its first: the caches in /etc and /var are up to date (ldconfig
-    # here), so ldconfig.service, the hardware database and the catalog update (ConditionNeedsUpdate=) stay
-    # quiet, as systemd-update-done would have left them after the first boot (see tests/pi_vm.py)
+    emulated.mask(top, MASKED)
+    emulated.enable(top, ["phone-radio.service", "vm-agent.service"])
     ch._run(["chroot", str(top), "ldconfig"], timeout=120)
-    usr = (top / "usr").stat().st_mtime_ns
-    for d in ("etc", "var"):
-        done = top / d / ".updated"
-        done.write_text(f"TIMESTAMP_NSEC={usr // 1000}\n")
-        os.utime(done, ns=(usr, usr))
+    emulated.booted_before(top)
     kernel = sorted((top / "boot").glob("vmlinuz-*"))[-1]
     version = kernel.name.removeprefix("vmlinuz-")
     shutil.copy(kernel, work / "vmlinuz")
     shutil.copy(top / f"boot/initrd.img-{version}", work / "initrd")
-    _disk(work / "base.img", top, "root", IMAGE_BYTES)
+    emulated.ext4_image(work / "base.img", top, "root", IMAGE_BYTES)
 
 
 def _forget_old_images(keep: Path) -> None:
@@ -351,19 +328,15 @@ def prepare() -> Path:
     return base_image()
 
 
-class VM:
+class VM(emulated.Qemu):
     """One QEMU process (KVM where there is /dev/kvm) booting the image; commands go to vm_agent.py inside."""
 
     def __init__(self, workdir: Path):
-        self.dir = workdir
-        self.proc: subprocess.Popen | None = None
-        self.console = workdir / "console.log"
+        super().__init__(workdir)
         self.next_id = 0
         self.boot_id = ""
-        self._buffer = b""
 
     def boot(self, disk: Path, boot: Path, fmt: str = "qcow2") -> None:
-        self.started = time.monotonic()
         self.booted_from = (disk, boot, fmt)
         agent = self.dir / "agent.sock"
         agent.unlink(missing_ok=True)
@@ -376,53 +349,20 @@ class VM:
                "-chardev", f"file,id=console,path={self.console},append=on", "-serial", "chardev:console",
                "-display", "none", "-monitor", "none", "-nic", "none", "-nodefaults"]
         self.accel = accel
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
-        ch._running.add(self.proc)
-        ch.hurry(self.proc)
-        deadline = time.monotonic() + 30
-        self.sock = socket.socket(socket.AF_UNIX)
-        while True:
-            try:
-                self.sock.connect(str(agent))
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"qemu did not start: {self.proc.stdout.read().decode(errors='replace')}")
-                time.sleep(0.05)
+        self.launch(cmd, agent)
 
     def _reply(self, want: int, timeout: float, hello: bool = False) -> dict:
         """The answer to request `want` (or, with `hello`, an agent's greeting as it starts, if that comes first)."""
         deadline, cpu = time.monotonic() + timeout, self.cpu_seconds()
+        # busy (starved, or looping) or idle (hung, or waiting on something): which, for the next one to look
+        said = lambda: (f"no answer from inside the VM for {timeout:.0f} s, in which QEMU used "  # noqa: E731
+                        f"{self.cpu_seconds() - cpu:.0f} s of CPU")
         while True:
-            while b"\n" in self._buffer:
-                line, self._buffer = self._buffer.split(b"\n", 1)
-                with contextlib.suppress(ValueError):
-                    msg = json.loads(line)
-                    if msg.get("id") == want or (hello and msg.get("id") == "hello"):
-                        return msg
-            left = deadline - time.monotonic()
-            if left <= 0:
-                # busy (starved, or looping) or idle (hung, or waiting on something): which, for the next one to look
-                raise TimeoutError(f"no answer from inside the VM for {timeout:.0f} s, in which QEMU used "
-                                   f"{self.cpu_seconds() - cpu:.0f} s of CPU; console:\n{self.tail()}")
-            self.sock.settimeout(min(left, 1))
-            try:
-                chunk = self.sock.recv(65536)
-            except socket.timeout:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"qemu exited {self.proc.returncode}; console:\n{self.tail()}")
-                continue
-            if not chunk:
-                raise RuntimeError(f"the agent's port closed; console:\n{self.tail()}")
-            self._buffer += chunk
-
-    def cpu_seconds(self) -> float:
-        """The CPU QEMU has used so far (its emulated CPU's work, and its own)."""
-        with contextlib.suppress(OSError, AttributeError):
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return 0.0
+            line = self.next_line(deadline, said)
+            with contextlib.suppress(ValueError):
+                msg = json.loads(line)
+                if msg.get("id") == want or (hello and msg.get("id") == "hello"):
+                    return msg
 
     def _send(self, **request) -> int:
         self.next_id += 1
@@ -485,29 +425,8 @@ class VM:
         boots the same disk, as the Pi boots its SD card. Measured alone: a reboot inside QEMU cost 80 s of CPU to
         the agent's answer (62 s with a double force), a new process 49 s, as the first boot."""
         self._send(sh="sync; systemctl poweroff --force --force", timeout=5)
-        try:
-            self.proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            raise RuntimeError(f"the VM did not power off in 120 s; console:\n{self.tail()}") from None
-        ch._running.discard(self.proc)
-        with contextlib.suppress(OSError):
-            self.sock.close()
-        self._buffer = b""
+        self.powered_off(120)
         self.boot(*self.booted_from)
-
-    def tail(self, chars: int = 4000) -> str:
-        with contextlib.suppress(OSError):
-            return self.console.read_bytes()[-chars:].decode(errors="replace")
-        return ""
-
-    def close(self) -> None:
-        if self.proc:
-            if self.proc.poll() is None:
-                ch._killpg(self.proc)
-            self.proc.wait(timeout=30)
-            ch._running.discard(self.proc)
-        with contextlib.suppress(Exception):
-            self.sock.close()
 
 
 def nm_seconds(journal: str, connection: str) -> tuple[float, float] | None:
@@ -542,41 +461,37 @@ network={{
 """
 
 
-class Run:
+class Run(emulated.Background):
     """The whole check in a background thread: caches, a throwaway layer, three boots; `result()` waits for it."""
+    name = "hotspot vm"
 
     def __init__(self):
-        self.error: BaseException | None = None
         self.built = self.update = 0.0
         self.boots: list[float] = []   # seconds from each QEMU process's start to the agent answering
         self.facts: dict = {}
         self.vm: VM | None = None
         self.console = ""
-        self.thread = threading.Thread(target=self._run, name="hotspot vm", daemon=True)
-        self.thread.start()
+        super().__init__()
 
-    def _run(self) -> None:
+    def work(self) -> None:
+        t = time.monotonic()
+        image = prepare()
+        self.built = time.monotonic() - t
+        work = Path(tempfile.mkdtemp(prefix="companion-hotspot."))
         try:
-            t = time.monotonic()
-            image = prepare()
-            self.built = time.monotonic() - t
-            work = Path(tempfile.mkdtemp(prefix="companion-hotspot."))
-            try:
-                ch._run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(image / "base.img"),
-                         str(work / "run.qcow2")], timeout=60)
-                self.install = json.loads((image / "install.json").read_text())
-                self.vm = VM(work)
-                self.vm.boot(work / "run.qcow2", image)
-                self.hotspot()
-                self.fallback_out_of_reach()
-                self.home_in_reach()
-            finally:
-                if self.vm:
-                    self.console = self.vm.tail(20000)
-                    self.vm.close()
-                shutil.rmtree(work, ignore_errors=True)
-        except BaseException as e:  # noqa: BLE001 (handed to the tests by result())
-            self.error = e
+            ch._run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(image / "base.img"),
+                     str(work / "run.qcow2")], timeout=60)
+            self.install = json.loads((image / "install.json").read_text())
+            self.vm = VM(work)
+            self.vm.boot(work / "run.qcow2", image)
+            self.hotspot()
+            self.fallback_out_of_reach()
+            self.home_in_reach()
+        finally:
+            if self.vm:
+                self.console = self.vm.tail(20000)
+                self.vm.close()
+            shutil.rmtree(work, ignore_errors=True)
 
     def hotspot(self) -> None:
         """Boot 1 (the companion installed from this checkout, in the image): hotspot.sh, and a phone joining and
@@ -676,31 +591,13 @@ class Run:
             f"http://{address}:8000/api/games/current", timeout=60)["out"])
         f["home_address"] = address  # the VM is stopped now (close): nothing is left to check in its shutdown
 
-    def result(self) -> "Run":
-        self.thread.join()
-        if self.error:
-            raise self.error
-        return self
-
-    def stop(self) -> None:
-        if self.thread.is_alive() and self.vm and self.vm.proc:
-            ch._killpg(self.vm.proc)
-        self.thread.join(timeout=60)
+    def kill(self) -> None:
+        if self.vm:
+            self.vm.kill()
 
 
-_runs: list[Run] = []
-
-
-def start() -> Run:
-    """The one background run of this session, started now if it was not yet."""
-    if not _runs:
-        _runs.append(Run())
-    return _runs[0]
-
-
-def stop_all() -> None:
-    if _runs:
-        _runs[0].stop()
+_run = emulated.Once(Run)
+start, stop_all = _run.start, _run.stop_all   # the one background run of this session, and its end
 
 
 def can_run() -> str | None:
@@ -708,9 +605,7 @@ def can_run() -> str | None:
     wanted = os.environ.get("COMPANION_HOTSPOT_VM", "")
     if wanted == "0":
         return "the Wi-Fi hotspot VM is left out (COMPANION_HOTSPOT_VM=0)"
-    if wanted != "1" and not cached():
-        return ("the Wi-Fi hotspot VM's root, wheelhouse and installed layer are not built yet (minutes): "
-                "COMPANION_HOTSPOT_VM=1 scripts/test tests/test_hotspot_vm.py builds them, then every run has it")
+    # not cached yet (a new machine): the run builds the root, wheelhouse and installed layer first, in the background
     if wanted != "1" and not kvm() and not tcg_by_default():
         return ("no hardware KVM here (no /dev/kvm, or one from kvm_pvm, which cannot boot Debian's kernel): the Wi-Fi "
                 "hotspot VM would run under TCG emulation, too slow for every run (COMPANION_HOTSPOT_VM=1 runs it anyway)")

@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import container_helpers as ch  # noqa: E402
+import emulated  # noqa: E402
 
 ROOT_NAME = "trixie-arm64-pi"
 APP = "/opt/metropolys-companion"
@@ -38,8 +39,7 @@ IMAGE_BYTES = 2 << 30  # QEMU wants an SD card of a power-of-two size
 
 def root_path() -> Path:
     """Where the arm64 root is cached (container_helpers.root builds it there)."""
-    recipe = ch.RECIPES[ROOT_NAME]
-    return ch.CACHE / f"{ROOT_NAME}-{ch._key(recipe, ch.mirror())}"
+    return ch.root_path(ROOT_NAME)
 
 
 def venv_path(base: Path) -> Path:
@@ -202,29 +202,12 @@ def make_image(dest: Path, venv: Path) -> Path:
                 timeout=600)
         shutil.copy(Path(__file__).with_name("pi_check.py"), top / "root/pi_check.py")
         (top / "etc/systemd/system/pi-check.service").write_text(CHECK_UNIT)
-        wants = top / "etc/systemd/system/multi-user.target.wants"
-        wants.mkdir(parents=True, exist_ok=True)
-        (wants / "pi-check.service").unlink(missing_ok=True)
-        (wants / "pi-check.service").symlink_to("/etc/systemd/system/pi-check.service")
-        for unit in MASKED:
-            (top / "etc/systemd/system" / unit).unlink(missing_ok=True)
-            (top / "etc/systemd/system" / unit).symlink_to("/dev/null")
-        # A Pi boots this image for the hundredth time, not its first: the caches /etc and /var hold are up to date
-        # (ldconfig above), so ldconfig.service and the catalog update (ConditionNeedsUpdate=) stay quiet, as
-        # systemd-update-done would have left them after the first boot; minutes of emulated CPU otherwise.
-        usr = (top / "usr").stat().st_mtime_ns
-        for d in ("etc", "var"):
-            done = top / d / ".updated"
-            done.write_text(f"TIMESTAMP_NSEC={usr // 1000}\n")
-            os.utime(done, ns=(usr, usr))
+        emulated.enable(top, ["pi-check.service"])
+        emulated.mask(top, MASKED)
+        emulated.booted_before(top)   # ldconfig ran in INSTALL above
         (top / "etc/fstab").write_text("LABEL=root / ext4 rw,noatime 0 1\n")
         (top / "etc/hostname").write_text("metropolys-pi\n")
-        image = dest / "sd.img"
-        with open(image, "wb") as f:
-            f.truncate(IMAGE_BYTES)
-        ch._run(["mke2fs", "-q", "-t", "ext4", "-L", "root", "-E", "root_owner=0:0", "-d", str(top), str(image)],
-                timeout=900)
-        return image
+        return emulated.ext4_image(dest / "sd.img", top, "root", IMAGE_BYTES)
     finally:
         overlay.close()
 
@@ -271,16 +254,10 @@ class QMP:
             self.sock.close()
 
 
-class PiVM:
+class PiVM(emulated.Qemu):
     """One boot of the emulated Pi 3 from a throwaway SD image; `lines` come from tests/pi_check.py inside."""
 
-    def __init__(self, workdir: Path):
-        self.dir = workdir
-        self.proc: subprocess.Popen | None = None
-        self.console = workdir / "console.log"
-
     def boot(self, image: Path, boot: Path) -> None:
-        self.started = time.monotonic()
         serial, qmp = self.dir / "serial.sock", self.dir / "qmp.sock"
         cmd = ["qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg,thread=single",
                "-kernel", str(boot / "Image"), "-initrd", str(boot / "initrd"), "-dtb", str(boot / "pi3.dtb"),
@@ -289,22 +266,8 @@ class PiVM:
                "-drive", f"file={image},if=sd,format=raw",
                "-serial", f"unix:{serial},server=on,wait=on", "-qmp", f"unix:{qmp},server=on,wait=off",
                "-display", "none", "-monitor", "none", "-nic", "none", "-no-reboot"]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
-        ch._running.add(self.proc)
-        ch.hurry(self.proc)
-        deadline = time.monotonic() + 30
-        self.serial = socket.socket(socket.AF_UNIX)
-        while True:
-            try:
-                self.serial.connect(str(serial))
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"qemu did not start: {self.proc.stdout.read().decode(errors='replace')}")
-                time.sleep(0.1)
+        self.launch(cmd, serial)
         self.qmp = QMP(qmp)
-        self._buffer = b""
         self._log = open(self.console, "wb")
 
     def level(self) -> int:
@@ -314,41 +277,21 @@ class PiVM:
         """The next line pi_check.py marked with '@@ ' (kernel and systemd lines go to the console log only)."""
         deadline = time.monotonic() + timeout
         while True:
-            while b"\n" in self._buffer:
-                line, self._buffer = self._buffer.split(b"\n", 1)
-                text = line.decode(errors="replace").strip("\r")
-                if "@@ " in text:
-                    return text.split("@@ ", 1)[1]
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"no word from inside the Pi for {timeout:.0f} s; console:\n{self.tail()}")
-            self.serial.settimeout(min(left, 5))
-            try:
-                chunk = self.serial.recv(4096)
-            except socket.timeout:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"qemu exited {self.proc.returncode}; console:\n{self.tail()}")
-                continue
-            if not chunk:
-                raise RuntimeError(f"the Pi's serial port closed; console:\n{self.tail()}")
-            self._log.write(chunk)
-            self._log.flush()
-            self._buffer += chunk
+            text = self.next_line(deadline, lambda: f"no word from inside the Pi for {timeout:.0f} s",
+                                  keep=self._logged).decode(errors="replace").strip("\r")
+            if "@@ " in text:
+                return text.split("@@ ", 1)[1]
+
+    def _logged(self, chunk: bytes) -> None:
+        self._log.write(chunk)
+        self._log.flush()
 
     def send(self, text: str) -> None:
-        self.serial.sendall(text.encode() + b"\n")
-
-    def tail(self, chars: int = 4000) -> str:
-        with contextlib.suppress(OSError):
-            return self.console.read_bytes()[-chars:].decode(errors="replace")
-        return ""
+        self.sock.sendall(text.encode() + b"\n")
 
     def close(self) -> None:
-        if self.proc:
-            ch._killpg(self.proc)
-            self.proc.wait(timeout=30)
-            ch._running.discard(self.proc)
-        for closing in ("qmp", "serial", "_log"):
+        super().close()
+        for closing in ("qmp", "_log"):
             with contextlib.suppress(Exception):
                 getattr(self, closing).close()
 
@@ -360,13 +303,13 @@ def lit(level: int) -> frozenset[str]:
     return frozenset(c for c, pin in PINS.items() if level >> pin & 1)
 
 
-class Run:
+class Run(emulated.Background):
     """One whole check in a background thread: caches, image, boot, then pi_check.py's game and policy checks,
     the host reading the GPIO level register whenever the Pi says a move is done. `result()` waits for it."""
     TIMEOUT = 600  # s for any one step inside the emulated Pi (its first answer at boot is the slowest)
+    name = "pi3 vm"
 
     def __init__(self):
-        self.error: BaseException | None = None
         self.built = self.boot_to_answer = self.boot_to_kernel_line = 0.0
         self.answered: dict = {}
         self.facts = ""
@@ -379,8 +322,7 @@ class Run:
         self.timeline = []
         self.vm: PiVM | None = None
         self.stop_now = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="pi3 vm", daemon=True)
-        self.thread.start()
+        super().__init__()
 
     def steady(self, hold: float = 1.2, timeout: float = 30) -> frozenset:
         """The LEDs once they have held still for `hold` s (a blink flips every 0.25 s), or as they are at timeout."""
@@ -402,24 +344,21 @@ class Run:
             time.sleep(0.02)
         return seen
 
-    def _run(self) -> None:
+    def work(self) -> None:
+        t = time.monotonic()
+        venv, boot = prepare()
+        self.built = time.monotonic() - t
+        work = Path(tempfile.mkdtemp(prefix="companion-pi3."))
         try:
-            t = time.monotonic()
-            venv, boot = prepare()
-            self.built = time.monotonic() - t
-            work = Path(tempfile.mkdtemp(prefix="companion-pi3."))
-            try:
-                image = make_image(work, venv)
-                self.vm = PiVM(work)
-                self.vm.boot(image, boot)
-                self._talk()
-            finally:
-                if self.vm:
-                    self.console = self.vm.tail(20000)
-                    self.vm.close()
-                shutil.rmtree(work, ignore_errors=True)
-        except BaseException as e:  # noqa: BLE001 (handed to the tests by result())
-            self.error = e
+            image = make_image(work, venv)
+            self.vm = PiVM(work)
+            self.vm.boot(image, boot)
+            self._talk()
+        finally:
+            if self.vm:
+                self.console = self.vm.tail(20000)
+                self.vm.close()
+            shutil.rmtree(work, ignore_errors=True)
 
     def _talk(self) -> None:
         vm = self.vm
@@ -463,46 +402,22 @@ class Run:
             elif word == "done":
                 return
 
-    def result(self) -> "Run":
-        self.thread.join()
-        if self.error:
-            raise self.error
-        return self
-
-    def stop(self) -> None:
+    def kill(self) -> None:
         self.stop_now.set()
-        if self.thread.is_alive() and self.vm and self.vm.proc:
-            ch._killpg(self.vm.proc)
-        self.thread.join(timeout=60)
+        if self.vm:
+            self.vm.kill()
 
 
-_runs: list[Run] = []
-
-
-def start() -> Run:
-    """The one background run of this session, started now if it was not yet."""
-    if not _runs:
-        _runs.append(Run())
-    return _runs[0]
-
-
-def stop_all() -> None:
-    if _runs:
-        _runs[0].stop()
+_run = emulated.Once(Run)
+start, stop_all = _run.start, _run.stop_all   # the one background run of this session, and its end
 
 
 def can_run() -> str | None:
-    """Why the emulated Pi cannot run here, or None when it can."""
-    # Seen passing; it runs whenever its caches are built (a warm run takes minutes, in the background). Building
-    # them took over an hour on the shared cores (the arm64 root under qemu-user, lgpio compiled there), too long
-    # to start unasked inside the test command: COMPANION_PI_VM=1 builds them (python tests/pi_vm.py does too);
-    # COMPANION_PI_VM=0 leaves the Pi out.
-    wanted = os.environ.get("COMPANION_PI_VM", "")
-    if wanted == "0":
+    """Why the emulated Pi 3 cannot run here, or None when it can: on a new machine the run builds its caches first
+    (the arm64 root, its venv with lgpio compiled under qemu-user, the boot files; see docs/TESTING.md for how
+    long), in the background beside the rest of the suite. COMPANION_PI_VM=0 leaves the Pi out."""
+    if os.environ.get("COMPANION_PI_VM", "") == "0":
         return "the emulated Pi 3 is left out (COMPANION_PI_VM=0)"
-    if wanted != "1" and not cached():
-        return ("the emulated Pi 3's root, venv and boot files are not built yet (about 75 minutes under qemu-user on "
-                "busy cores): COMPANION_PI_VM=1 scripts/test tests/test_pi_vm.py builds them, then every run has it")
     why = ch.can_run()
     if why:
         return why
@@ -510,8 +425,10 @@ def can_run() -> str | None:
                if not shutil.which(c)]
     if missing:
         return f"{', '.join(missing)} not installed (scripts/bootstrap test installs them)"
+    if not cached() and not ch.binfmt_ready("arm64"):
+        return ("this kernel cannot run arm64 programs through qemu-user (qemu-user-static and binfmt-support, "
+                "which scripts/bootstrap test installs), so the Pi's root cannot be built here")
     return None
-
 
 if __name__ == "__main__":
     run = start().result()

@@ -11,10 +11,12 @@ from gpiozero.pins.mock import MockFactory, MockPin
 
 
 class RecordingFactory(MockFactory):
-    """A MockFactory whose pins all append (time, pin, state) to `changes`, their creation included."""
+    """A MockFactory whose pins all append (time, pin, state) to `changes`, their creation included, and
+    (pin, state) to `closed` as they are freed (a freed pin keeps the level it had on a real Pi)."""
 
     def __init__(self):
         changes = self.changes = []
+        closed = self.closed = []
 
         class RecordingPin(MockPin):
             def __init__(self, factory, info):
@@ -26,6 +28,10 @@ class RecordingFactory(MockFactory):
                 super()._set_state(value)
                 if self.state != before:
                     changes.append((time.monotonic(), self, self.state))
+
+            def close(self):
+                closed.append((self, self.state))
+                super().close()
 
         super().__init__(pin_class=RecordingPin)
 

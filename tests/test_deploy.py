@@ -69,6 +69,8 @@ def test_service_settings_the_project_relies_on():
     for key, value in {"ProtectSystem": "strict", "ProtectHome": "yes", "NoNewPrivileges": "yes",
                        "PrivateTmp": "yes", "Restart": "on-failure"}.items():
         assert svc[key] == value, key
+    # what the service writes (the database with every game's secret cards, its journal) is its user's only
+    assert svc["UMask"] == "0077"
     # the GPIO chips are the one device allowed (tests/test_pi_vm.py checks these against a real one)
     assert svc["DeviceAllow"] == "char-gpiochip rw"
     for hides_gpio in ("PrivateDevices", "DevicePolicy", "ProcSubset"):

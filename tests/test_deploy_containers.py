@@ -164,6 +164,9 @@ def test_the_installed_unit_is_the_one_in_the_repository_with_its_hardening(pi):
 def test_the_settings_are_readable_by_the_service_user_only(pi):
     mode = pi.m.sh(f"stat -c '%a %U %G' {SETTINGS}").stdout.split()
     assert mode == ["640", "root", "metropolys"]
+    # and the database the service made, every game's secret cards in it, is the service user's only (UMask=0077)
+    made = pi.m.sh("stat -c '%a %U' /var/lib/metropolys-companion/companion.sqlite3").stdout.split()
+    assert made == ["600", "metropolys"], made
 
 
 def test_the_wiring_check_runs_as_documented(pi):
@@ -226,9 +229,8 @@ def test_enabled_service_answers_after_a_reboot(pi):
     check_running(pi, settle=5)
 
 
+@pytest.mark.parametrize("pi", ["bookworm"], indirect=True)   # NetworkManager is in the bookworm root only
 def test_hotspot_refuses_without_a_wifi_device_and_writes_no_join_url(pi):
-    if pi.name != "bookworm":
-        pytest.skip("NetworkManager is in the bookworm root only")
     m = pi.m
     assert m.sh("systemctl is-active NetworkManager", check=False).stdout.strip() == "active", \
         m.journal("NetworkManager")
@@ -243,9 +245,8 @@ def test_hotspot_refuses_without_a_wifi_device_and_writes_no_join_url(pi):
     assert "metropolys-hotspot" not in m.sh("nmcli -g NAME connection show").stdout
 
 
+@pytest.mark.parametrize("pi", ["bookworm"], indirect=True)   # NetworkManager is in the bookworm root only
 def test_install_with_hotspot_keeps_the_server_and_says_what_failed(pi):
-    if pi.name != "bookworm":
-        pytest.skip("NetworkManager is in the bookworm root only")
     m = pi.m
     done = m.sh(f"{INSTALL} --hotspot", env=OFFLINE, timeout=900, check=False)
     assert done.returncode == 1
@@ -258,13 +259,12 @@ def test_install_with_hotspot_keeps_the_server_and_says_what_failed(pi):
 FALLBACK_UNIT = "metropolys-hotspot-fallback.service"
 
 
+@pytest.mark.parametrize("pi", ["bookworm"], indirect=True)   # NetworkManager is in the bookworm root only
 def test_fallback_boot_unit_is_enabled_verified_and_removed_by_off(pi):
     """--fallback under real systemd and NetworkManager: the boot unit that raises the hotspot only when no known
     Wi-Fi was joined in time is installed, enabled and accepted by systemd-analyze verify; the connection never
     autoconnects by itself; --off takes unit, script and connection away. (No radio here: --no-up, and wlan0
     named; tests/test_hotspot_vm.py boots it with radios.)"""
-    if pi.name != "bookworm":
-        pytest.skip("NetworkManager is in the bookworm root only")
     m = pi.m
     done = m.sh(f"cd {CLONE} && HOTSPOT_IFACE=wlan0 bash deploy/hotspot.sh --fallback --no-up", check=False, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -267,6 +267,9 @@ def test_close_switches_off_and_frees_the_pins(factory):
     started = time.monotonic()
     leds.close()
     assert time.monotonic() - started < 1, "close must not wait for the blink to finish"
+    # each pin was driven off before it was freed: a freed pin keeps its level, so an LED left lit stays lit
+    at_close = {pin: state for pin, state in factory.closed}
+    assert {c: at_close.get(factory.pin(p)) for c, p in PINS.items()} == dict.fromkeys(PINS, False)
     again = LED(PINS["blue"], pin_factory=factory)  # would raise GPIOPinInUse if still held
     again.close()
     leds.show("playing", ["blue"], "blue", [])  # after close: ignored, no error

@@ -9,9 +9,10 @@ import pytest
 
 from games import BOARD, layout_with, random_game, random_setup, white_12_red_13, with_automatic_passes
 
-from companion.game.record import RecordError, replay, to_record
+from companion.game.record import RecordError, parse_action, replay, to_record
 from companion.game.scoring import score
-from companion.game.state import Pass
+from companion.game import RuleError
+from companion.game.state import Bid, Pass
 
 COMPANION = Path(sys.executable).with_name("companion")
 EIGHT = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area", "neighborhood", "highest"]
@@ -190,6 +191,72 @@ def test_replay_raises_record_error_with_where_and_sentence():
         replay(doc)
     assert e.value.where == "action 1" and e.value.error.code == "not_your_turn"
     assert str(e.value) == "action 1: red cannot act now: it is blue's turn"
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda doc: [], "a record is a JSON object"),
+    (lambda doc: {**doc, "format": "x"}, "the format must be 'metropolys-record/1', not 'x'"),
+    (lambda doc: {**doc, "players": [{**doc["players"][0], "color": 5}, *doc["players"][1:]]},
+     "player 1's color must be a string, not 5"),
+    (lambda doc: {**doc, "players": "x"}, "players must be a list"),
+    (lambda doc: {**doc, "players": [doc["players"][0], 7]}, "player 2 must be an object"),
+    (lambda doc: {**doc, "players": [{**doc["players"][0], "name": 5}]}, "player 1's name must be a string, not 5"),
+    (lambda doc: {**doc, "players": [{**doc["players"][0], "area": 5}]},
+     "player 1's area card must be a string, not 5"),
+    (lambda doc: {**doc, "players": [{**doc["players"][0], "neighborhood": 5}]},
+     "player 1's neighborhood card must be a string, not 5"),
+    (lambda doc: {**doc, "removed_districts": "north"}, "removed_districts must be a list"),
+    (lambda doc: {**doc, "removed_districts": [5]}, "a removed district must be a string, not 5"),
+    (lambda doc: {**doc, "tokens": []}, "tokens must be an object from neighborhood to token kind"),
+    (lambda doc: {**doc, "tokens": {"C01": 5}}, "the token on C01 must be a string, not 5"),
+    (lambda doc: {**doc, "mode": 7}, "the mode must be family or expert, not 7"),
+])
+def test_a_bad_setup_is_named_where_it_is_with_its_own_sentence(change, said):
+    """RECORD.md: a bad record "exits 2 with one line ... beginning setup:", the same line replay() raises."""
+    with pytest.raises(RecordError) as e:
+        replay(change(blue_builds_everything()))
+    assert (e.value.where, str(e.value)) == ("setup", f"setup: {said}")
+    assert e.value.error.code == ("bad_mode" if "mode" in said else "bad_record")
+
+
+EITHER = 'an action is either {"player", "bid", "value"} or {"player", "pass": true}'
+
+
+@pytest.mark.parametrize("raw, said", [
+    (5, "an action must be an object"),
+    ({"player": 5, "pass": True}, "the acting player must be a string, not 5"),
+    ({"player": "blue", "pass": True, "value": 3}, "a pass has no value"),
+    ({"player": "blue", "bid": "C01", "value": 3, "x": 1}, "a bid has no x"),
+    ({"player": "blue", "bid": 5, "value": 3}, "the neighborhood of a bid must be a string, not 5"),
+    ({"player": "blue", "bid": "C01", "value": "3"}, "blue's bid needs a whole-number value, not '3'"),
+    ({"player": "blue", "bid": "C01", "value": True}, "blue's bid needs a whole-number value, not True"),
+    ({"player": "blue"}, EITHER),
+    ({"player": "blue", "pass": True, "bid": "C01"}, EITHER),
+    ({"player": "blue", "pass": False}, EITHER),
+])
+def test_a_bad_action_says_what_is_wrong_with_it(raw, said):
+    with pytest.raises(RuleError) as e:
+        parse_action(raw)
+    assert (e.value.code, e.value.sentence) == ("bad_record", said)
+
+
+def test_a_recorded_pass_and_bid_are_read_as_written():
+    assert parse_action({"player": "blue", "pass": True}) == Pass("blue")
+    assert parse_action({"player": "red", "bid": "C01", "value": 3}) == Bid("red", "C01", 3)
+
+
+def test_a_player_without_an_area_card_is_told_so_by_the_setup_check():
+    doc = blue_builds_everything()
+    doc["players"][0].pop("area")
+    with pytest.raises(RecordError) as e:
+        replay(doc)
+    assert str(e.value) == "setup: blue has no area card"
+
+
+def test_the_players_names_come_from_the_record_and_a_missing_one_is_empty():
+    doc = blue_builds_everything()
+    doc["players"][1].pop("name")
+    assert [s.name for s in replay(doc).setup.seats] == ["Ann", ""]
 
 
 def test_utf8_whatever_the_locale_and_a_byte_order_mark_is_allowed(tmp_path):

@@ -5,7 +5,7 @@ from games import BOARD, build, layout_with, setup_for
 
 from companion.game import RuleError, apply, legal_actions, new_game
 from companion.game.board import board_data
-from companion.game.rules import could_outbid
+from companion.game.rules import NO_ACTIONS, could_outbid
 from companion.game.state import Bid, CallResult, Pass
 
 SEATS4 = ("blue", "gray", "red", "white")
@@ -62,6 +62,22 @@ def test_rulebook_example_blue_3_gray_7_red_9_white_10_then_red_11_wins():
     la = legal_actions(s, BOARD)
     assert (la.player, la.can_pass) == ("red", False)
     assert la.neighborhoods == set(BOARD.neighborhoods) - {"C01"}
+
+
+def test_the_legal_actions_are_exactly_the_bids_they_list_and_the_pass():
+    """Red "may only outbid ... in the neighborhood containing a trendy neighborhood token": C10 with 8 to 13, or
+    pass; what they list, count and contain is that and nothing else."""
+    s = play(new_game(worked_example_setup()), ("blue", "C08", 3), ("gray", "C09", 7))
+    la = legal_actions(s, BOARD)
+    listed = list(la)
+    assert listed == [Bid("red", "C10", v) for v in range(8, 14)] + [Pass("red")]
+    assert len(la) == 7 and bool(la)
+    assert all(a in la for a in listed)
+    assert Bid("red", "C10", 7) not in la and Bid("red", "C11", 9) not in la
+    assert Bid("white", "C10", 9) not in la and Pass("white") not in la, "another player's bid is not red's"
+    first = legal_actions(new_game(worked_example_setup()), BOARD)
+    assert Pass("blue") not in first and len(first) == len(list(first)), "the first bid of a call cannot be a pass"
+    assert list(NO_ACTIONS) == [] and len(NO_ACTIONS) == 0 and not NO_ACTIONS and Pass(None) not in NO_ACTIONS
 
 
 def test_rulebook_example_gray_1_with_no_empty_neighborhood_next_to_it_wins_at_once():
@@ -151,6 +167,19 @@ def test_a_player_without_a_higher_building_passes_automatically():
     # White's pass is the rules' own: nobody sends it (a record may write it down: test_record_automatic_passes).
     refused(s, Pass("white"), "already_passed", "white passed and cannot act again in this call")
     refused(s2, Pass("white"), "not_your_turn", "white cannot act now: it is blue's turn")
+
+
+def test_who_could_still_outbid_goes_round_the_table_from_the_last_bidder():
+    """"Proceed clockwise": after Blue's bid and Red's pass, White then Gray may still outbid; nobody before the
+    call's first bid, nobody once the game is over."""
+    s = new_game(setup_for(SEATS4))
+    assert could_outbid(s) == ()
+    s = play(s, ("blue", "C01", 3))
+    assert could_outbid(s) == ("gray", "red", "white")
+    s = play(s, ("gray",))
+    assert could_outbid(s) == ("red", "white")
+    s = play(s, ("red", "C03", 4))
+    assert could_outbid(s) == ("white", "blue")
 
 
 def test_apply_refuses_every_automatic_pass_so_a_live_phone_cannot_send_one():

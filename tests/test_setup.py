@@ -8,7 +8,7 @@ from games import BOARD, RAW, TWO_PLAYER_PAIRS, layout_with, setup_for
 
 from companion.game import RuleError
 from companion.game.board import PERIPHERAL
-from companion.game.setup import check_layout, check_removed, deal, make_setup, random_layout
+from companion.game.setup import check_layout, check_removed, check_saved_layout, deal, make_setup, random_layout
 from companion.game.state import EXPERT_AREAS, FAMILY_AREAS, NEIGHBORHOOD_CARDS, Seat
 
 COUNTS = {4: (9, 9, 9), 3: (8, 7, 7), 2: (5, 6, 6)}  # RECORD.md: trendy/subway/archaeological
@@ -191,3 +191,63 @@ def test_cards_are_checked():
     assert sentence(two, "family", (None, None), ("statues", None)) == "blue has no area card"
     # Borders is fine with 3 or 4 players.
     setup_for(("blue", "red", "white"), removed=("north",), cards=[("borders", None), ("lakes", None), ("statues", None)])
+
+
+# --- Layouts saved for reuse -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players, removed", list(removals()))
+def test_a_saved_layout_is_for_the_table_whose_districts_it_leaves_empty(players, removed):
+    """"2 players: remove 2 adjacent peripheral districts ... 3 players: remove 1": the empty districts say which."""
+    layout = layout_with(players, removed, seed=3)
+    assert check_saved_layout(layout) == (players, frozenset(removed))
+
+
+def test_a_saved_layout_is_checked_as_strictly_as_a_games():
+    layout = layout_with(4, (), seed=3)
+    with pytest.raises(RuleError) as e:
+        check_saved_layout({**layout, "Z99": "trendy"})
+    assert e.value.code == "token_unknown_neighborhood" and "Z99" in e.value.sentence
+    # three districts empty: no table plays with three out, named by the third one empty
+    center_only = {nb: kind for nb, kind in layout.items() if BOARD.neighborhoods[nb].district in ("center", "north")}
+    with pytest.raises(RuleError) as e:
+        check_saved_layout(center_only)
+    assert e.value.code == "token_district_count"
+    assert e.value.params == {"district": [d for d in PERIPHERAL if d != "north"][2], "need": 5, "got": 0}
+    # two opposite districts empty: not a 2-player removal
+    opposite = {nb: kind for nb, kind in layout.items() if BOARD.neighborhoods[nb].district not in ("north", "south")}
+    with pytest.raises(RuleError) as e:
+        check_saved_layout(opposite)
+    assert e.value.code == "removed_not_adjacent"
+    # one token short in a district in play
+    short = dict(layout)
+    short.pop(next(nb for nb in layout if BOARD.neighborhoods[nb].district == "east"))
+    with pytest.raises(RuleError) as e:
+        check_saved_layout(short)
+    assert e.value.code == "token_kind_count" and e.value.params["count"] == 4
+    assert e.value.params["need"] - e.value.params["got"] == 1
+
+
+def _moved(layout: dict, src: str, dst: str, count: int) -> dict:
+    """The layout with `count` tokens of district `src` moved to free token spots of district `dst`."""
+    layout = dict(layout)
+    free = [nb for nb in BOARD.districts[dst] if BOARD.neighborhoods[nb].token_eligible and nb not in layout]
+    for nb, spot in zip([nb for nb in layout if BOARD.neighborhoods[nb].district == src][:count], free):
+        layout[spot] = layout.pop(nb)
+    return layout
+
+
+def test_a_district_left_empty_is_named_with_none_of_its_five():
+    """"placing 7 tokens in the center district and 5 tokens in each peripheral district": East's five all moved
+    to West leaves the counts per kind right and East with none."""
+    layout = _moved(layout_with(4, (), seed=3), "east", "west", 5)
+    with pytest.raises(RuleError) as e:
+        check_layout(4, frozenset(), layout)
+    assert (e.value.code, e.value.params) == ("token_district_count", {"district": "east", "need": 5, "got": 0})
+
+
+def test_every_district_in_play_after_one_out_is_counted():
+    """With North out (3 players), South's and West's counts are still checked: one token moved between them."""
+    layout = _moved(layout_with(3, ("north",), seed=3), "south", "west", 1)
+    with pytest.raises(RuleError) as e:
+        check_layout(3, frozenset({"north"}), layout)
+    assert (e.value.code, e.value.params) == ("token_district_count", {"district": "south", "need": 5, "got": 4})

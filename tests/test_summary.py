@@ -9,7 +9,7 @@ import pytest
 from companion.game.rules import apply, new_game
 from companion.game.state import Bid, Pass
 from companion.game.summary import ALL_PASSED, NOBODY_COULD, THIRTEEN, decision
-from games import BOARD, random_game, setup_for, white_12_red_13
+from games import BOARD, layout_with, random_game, setup_for, white_12_red_13
 
 
 def test_an_opening_13_ends_the_call_because_nobody_can_outbid_a_13():
@@ -145,3 +145,37 @@ def test_the_take_backs_of_thousands_of_random_calls_are_exactly_what_the_rules_
             own += any(x["color"] == e["color"] for x in e["back"])
     print(f"{calls} calls, {own} with the winner taking back their own earlier bids")
     assert calls > 3000 and own > 100, (calls, own)
+
+
+def test_each_line_says_the_bid_and_a_call_says_its_token_and_where_the_special_cards_went():
+    """"both special cards (the subway card and the archaeological site card) may come into play and may change
+    hands": the call's line names the token taken, the card taken and from whom (nobody: it lay beside the board)."""
+    tokens = layout_with(4, fixed={"C10": "subway", "C04": "archaeological", "C03": "archaeological"}, seed=3)
+    state = new_game(setup_for(("blue", "red", "white", "gray"), tokens=tokens))
+    lines = []
+    for action in (Bid("blue", "C10", 3), Pass("red"), Pass("white"), Pass("gray"),
+                   Bid("blue", "C04", 4), Pass("red"), Pass("white"), Pass("gray"), Bid("blue", "C01", 5),
+                   Bid("red", "C03", 6), Pass("white"), Pass("gray"), Pass("blue")):
+        after = apply(state, action, BOARD)
+        lines.append(decision(state, action, after))
+        state = after
+    assert lines[0] == {"color": "blue", "kind": "bid", "neighborhood": "C10", "value": 3, "auto": []}
+    assert lines[1] == {"color": "red", "kind": "pass", "auto": []}
+    everyone_else = {"reason": ALL_PASSED, "passed": ["red", "white", "gray"], "back": [], "finished": False}
+    assert lines[3]["ended"] == {
+        "color": "blue", "neighborhood": "C10", "value": 3, "token": "subway", "subway_card": "blue",
+        "archaeological_card": None, "subway_from": None, "archaeological_from": None,
+        "bids": [{"color": "blue", "neighborhood": "C10", "value": 3}], **everyone_else}
+    assert lines[7]["ended"] == {
+        "color": "blue", "neighborhood": "C04", "value": 4, "token": "archaeological", "subway_card": None,
+        "archaeological_card": "blue", "subway_from": "blue", "archaeological_from": None,
+        "bids": [{"color": "blue", "neighborhood": "C04", "value": 4}], **everyone_else}
+    assert lines[8] == {"color": "blue", "kind": "bid", "neighborhood": "C01", "value": 5, "auto": []}
+    # the archaeological site card goes to the last player to take an archaeological token: from Blue to Red
+    assert lines[12]["ended"] == {
+        "color": "red", "neighborhood": "C03", "value": 6, "token": "archaeological", "subway_card": None,
+        "archaeological_card": "red", "subway_from": "blue", "archaeological_from": "blue", "reason": ALL_PASSED,
+        "bids": [{"color": "blue", "neighborhood": "C01", "value": 5},
+                 {"color": "red", "neighborhood": "C03", "value": 6}],
+        "back": [{"color": "blue", "neighborhood": "C01", "value": 5}], "passed": ["blue", "white", "gray"],
+        "finished": False}

@@ -44,9 +44,6 @@ class FinishedBoard:
     def colors(self) -> tuple[str, ...]:
         return tuple(s.color for s in self.seats)
 
-    def seat(self, color: str) -> Seat:
-        return next(s for s in self.seats if s.color == color)
-
     def held(self, color: str) -> tuple[int, int, int]:
         return tuple(self.tokens.get(color, NO_TOKENS))
 

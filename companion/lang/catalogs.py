@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import gettext
+import io
 import logging
 import string
 from functools import lru_cache
@@ -120,5 +121,18 @@ def english_plural() -> str:
 
 @lru_cache(maxsize=None)
 def plural_index(expr: str):
-    """The gettext Plural-Forms expression as a function from a count to the index of its form."""
-    return gettext.c2py(expr)
+    """The gettext Plural-Forms expression as a function from a count to the index of its form: a one-message
+    catalog with that header, written by Babel's write_mo and read by gettext.GNUTranslations, whose ngettext
+    answers the index (documented API both; gettext.c2py, which does the same in one call, is not documented).
+    Six forms, the most any CLDR language has; an expression gettext refuses raises ValueError here too."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    header = expr.replace("\\", "\\\\").replace('"', '\\"')
+    po = (f'msgid ""\nmsgstr "Plural-Forms: nplurals=6; plural={header};\\n"\n\nmsgid "x"\nmsgid_plural "y"\n'
+          + "".join(f'msgstr[{i}] "{i}"\n' for i in range(6)))
+    compiled = io.BytesIO()
+    write_mo(compiled, read_po(io.StringIO(po)))
+    compiled.seek(0)
+    forms = gettext.GNUTranslations(compiled)
+    return lambda n: int(forms.ngettext("x", "y", n))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import logging
 import os
 import selectors
@@ -16,11 +17,14 @@ from typing import Callable, Optional
 from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
 from wsproto.frame_protocol import CloseReason
-from wsproto.utilities import LocalProtocolError, generate_accept_token
+from wsproto.utilities import LocalProtocolError   # documented in wsproto's API reference (Exceptions)
 
 from companion.limits import MAX_MESSAGE, MAX_QUEUED, PING_INTERVAL, SOCKET_SEND_DEADLINE
 
 RECV_BYTES = 4096
+# RFC 6455 1.3: the accept token is base64(SHA-1(key + this GUID)). Written here rather than taken from
+# wsproto.utilities.generate_accept_token, which wsproto does not document (its handshake class does it inside).
+WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +47,7 @@ def accept_headers(environ: dict) -> bytes:
     except (binascii.Error, ValueError):
         raise HandshakeError("Sec-WebSocket-Key must be 16 bytes in base64") from None
     return (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            b"Sec-WebSocket-Accept: " + generate_accept_token(key.encode()) + b"\r\n\r\n")
+            b"Sec-WebSocket-Accept: " + base64.b64encode(hashlib.sha1(key.encode() + WS_GUID).digest()) + b"\r\n\r\n")
 
 
 def text_frame(text: str) -> bytes:

@@ -1,4 +1,9 @@
-"""One LED per player colour beside the board, so the table sees whose turn it is without a phone."""
+"""One LED per player colour beside the board, so the table sees whose turn it is without a phone.
+
+Why not gpiozero's blink(n=) and its thread per LED: players sit down at different moments, and two LED.blink() started
+0.3 s apart changed 70 ms apart (median, MockFactory); one thread for the whole pulsing set keeps them in step (pairs of
+changes under 5 ms: tests/test_leds.py), and the winner's flash and the wiring walk are one effect that the game's
+next state replaces at once (gpiozero's LEDBoard.blink would blink every LED of the board, not a changing few)."""
 from __future__ import annotations
 
 import glob

@@ -1,4 +1,8 @@
-"""gzip for pages, scripts, styles and QR codes: phones on a noisy table Wi-Fi load a third of the bytes."""
+"""gzip for pages, scripts, styles and QR codes: phones on a noisy table Wi-Fi load a third of the bytes.
+
+Why not Flask-Compress: it brings brotli and backports-zstd, compiled, to the Pi, for pages gzip already brings from
+80 KB to 29 KB; here the standard library's gzip (app.js 19.7 KB -> 6.2 KB in 1.6 ms at level 6 on the build machine),
+each static file compressed once per version."""
 from __future__ import annotations
 
 import gzip

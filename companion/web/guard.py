@@ -1,5 +1,9 @@
 """Before any route: the Host header must name this server (DNS rebinding), every answer carries the page policy,
-and sockets and writes come only from this server's own pages."""
+and sockets and writes come only from this server's own pages.
+
+Why not Flask's TRUSTED_HOSTS or Flask-Talisman: the names here are the Pi's at this moment (an address its Wi-Fi was
+given an hour ago, the very address the connection arrived at), not a list fixed at start, and a refusal is a sentence
+in the device's language; the policy is one string with the hashes of the scripts a page writes inline."""
 from __future__ import annotations
 
 import base64

@@ -1,5 +1,8 @@
 """Our scripts and styles under a name that changes with their content, kept a year: a phone that reloads, comes
-back, or follows a rematch to its new page asks for none of them again (on a slow table Wi-Fi, a round trip each)."""
+back, or follows a rematch to its new page asks for none of them again (on a slow table Wi-Fi, a round trip each).
+
+Why not Flask-Assets (webassets): it bundles and writes files in a build step the Pi would have to run; Flask's own
+static files answer a revalidation with 304, still a round trip per file; a hash of each file at first use is enough."""
 from __future__ import annotations
 
 import hashlib

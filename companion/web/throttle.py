@@ -1,4 +1,8 @@
-"""What one device may add to the log and the Pi's memory: token buckets per device and per address."""
+"""What one device may add to the log and the Pi's memory: token buckets per device and per address.
+
+Why not Flask-Limiter: it brings limits, rich and ordered-set to the Pi for what is here a dictionary and a lock
+(RateLimit.allow: 2.9 µs a call on the build machine); a request is charged to its device and its address at once,
+the Pi's own screen never, changes are counted per game, and a refusal is a sentence in the device's language."""
 from __future__ import annotations
 
 import threading

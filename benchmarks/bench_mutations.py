@@ -1,0 +1,100 @@
+"""How much of the rules, the codes and the limits the tests guard: mutmut changes the code one small step at a time
+(a < for a <=, a 3 for a 4, a dropped call) and runs the tests that reach it; a mutant no test notices is a
+behaviour nobody would be told about if it broke. Prints the share killed of the mutants that change behaviour.
+
+    .venv/bin/python benchmarks/bench_mutations.py [--children N]   # mutmut run (niced), then the figures
+    .venv/bin/python benchmarks/bench_mutations.py --report          # the figures of the last run only
+
+What is mutated and which tests run: [tool.mutmut] in pyproject.toml. mutmut 3 mutates function bodies only, so
+limits.py's numbers and codes.py's constants are not among the mutants: tests/test_codes.py writes those values
+out. Long on 2 shared cores (each mutant forks a pytest of the tests that reach it); not part of scripts/test.
+EQUIVALENT lists the survivors looked at and found to change no behaviour, each with why."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MUTMUT = REPO / ".venv/bin/mutmut"
+
+# mutant -> why it behaves as the original (looked at with `.venv/bin/mutmut show NAME`)
+EQUIVALENT: dict[str, str] = {
+    "companion.game.board.x_board_data__mutmut_2": "read_text(None): the board JSON is ASCII, read alike anyhow",
+    "companion.game.board.x_board_data__mutmut_8": "'UTF-8' for 'utf-8': the same codec",
+    "companion.game.scoring.x_score__mutmut_2": "explain(state, None) loads the same shipped board the caller passed",
+    "companion.game.scoring.x_score__mutmut_4": "explain(state) loads the same shipped board the caller passed",
+    "companion.game.record.x_parse_setup__mutmut_114": "make_setup(..., None) loads the same shipped board",
+    "companion.game.record.x_parse_setup__mutmut_119": "make_setup(...) loads the same shipped board",
+    "companion.game.record.x_parse_setup__mutmut_121": "a mode that is no string reads the same unquoted or repr'd",
+    "companion.game.record.x_replay__mutmut_1": "board None: parse_setup and apply load the same shipped board",
+    "companion.game.record.x_replay__mutmut_2": "board and load_board(): the shipped board, or None which loads it",
+    "companion.game.record.x_replay__mutmut_5": "parse_setup(doc, None) loads the same shipped board",
+    "companion.game.record.xǁ_WrittenPassesǁfollow__mutmut_15": "the actor is never owed a pass: it is acting",
+    **{f"companion.game.setup.x_{name}__mutmut_{n}": "a board of None loads the same shipped board"
+       for name, ns in (("check_saved_layout", (34, 37, 41, 45)), ("make_setup", (1, 2, 8, 11, 20, 24)))
+       for n in ns},
+    "companion.game.setup.x_check_removed__mutmut_33": "a district given twice of two: removed[1] is removed[0]",
+    "companion.game.setup.x_check_removed__mutmut_41": "the two non-adjacent pairs (north-south, east-west) sort "
+                                                       "alike alphabetically and in PERIPHERAL's order",
+    "companion.game.setup.x_check_removed__mutmut_43": "as mutant 41",
+    "companion.game.setup.x_check_cards__mutmut_73": "break for continue on the last of (area, neighborhood)",
+    "companion.game.setup.x_check_layout__mutmut_69": "None != need as 0 != need: need is 5 or 7",
+    "companion.game.setup.x_check_layout__mutmut_71": "as mutant 69",
+    "companion.game.setup.x_check_layout__mutmut_72": "1 != need as 0 != need: need is 5 or 7",
+}
+
+
+def results() -> dict[str, str]:
+    """mutant name -> mutmut's status for it, from the last run."""
+    done = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=REPO, capture_output=True, text=True,
+                          check=True)
+    found = {}
+    for line in done.stdout.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep:
+            found[name] = status
+    return found
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--children", type=int, default=1, help="mutants tested at once (default 1: the cores are shared)")
+    ap.add_argument("--report", action="store_true", help="only print the figures of the last run")
+    args = ap.parse_args()
+    if not args.report:
+        started = time.monotonic()
+        subprocess.run(["nice", "-n", "15", str(MUTMUT), "run", "--max-children", str(args.children)], cwd=REPO,
+                       stdout=subprocess.DEVNULL, check=False)
+        print(f"mutmut run: {time.monotonic() - started:.0f} s on {os.cpu_count()} cores (nice 15)")
+    found = results()
+    if not found:
+        print("no results: run without --report first", file=sys.stderr)
+        return 1
+    by_file: dict[str, Counter] = {}
+    for name, status in found.items():
+        by_file.setdefault(name.split(".x")[0], Counter())[status] += 1   # companion.game.rules.x_apply__mutmut_3
+    caught = {"killed", "timeout", "caught by type check", "segfault"}
+    considered = {n: s for n, s in found.items() if n not in EQUIVALENT and s not in ("skipped", "not checked")}
+    killed = sum(s in caught for s in considered.values())
+    print(f"mutants: {len(found)}; looked at and equivalent: {len(EQUIVALENT)}; "
+          f"by status: {dict(Counter(found.values()))}")
+    for module, counts in sorted(by_file.items()):
+        print(f"  {module}: {dict(counts)}")
+    print(f"killed: {killed} of {len(considered)} non-equivalent mutants = {100 * killed / len(considered):.1f}%")
+    survivors = sorted(n for n, s in considered.items() if s not in caught)
+    print(f"survivors ({len(survivors)}): `.venv/bin/mutmut show NAME` shows each")
+    for name in survivors:
+        print(f"  {name}: {considered[name]}")
+    for name, why in sorted(EQUIVALENT.items()):
+        print(f"  equivalent {name} ({found.get(name, 'gone')}): {why}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
