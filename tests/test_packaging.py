@@ -1,6 +1,7 @@
 """The wheel install.sh puts on the Pi (not an editable checkout) must still serve every page."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,13 +20,22 @@ for path in ("/", "/table", "/static/app.js", "/static/app.css", "/api/board"):
 # the gettext catalogs travel in the wheel: a German phone reads German
 page = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
 assert "Neue Partie" in page, "no German from the unpacked wheel"
+# every module came from the wheel: the checkout's editable install would otherwise lend the wheel what it lacks
+strays = sorted(n for n, m in sys.modules.items()
+                if n.startswith("companion") and not (getattr(m, "__file__", None) or sys.argv[1]).startswith(sys.argv[1]))
+assert not strays, f"imported from outside the wheel: {strays}"
 print("ok")
 """
 
 
 def test_the_wheel_carries_templates_static_and_board_and_serves_pages(tmp_path):
+    # Built from a copy: setuptools packs whatever an earlier build left in the tree's build/ folder, which once
+    # hid a package missing from pyproject's list.
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__",
+                                                             "docs", "tests", "benchmarks", ".hypothesis"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-                    "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=300)
+                    "-w", str(tmp_path), str(src)], check=True, capture_output=True, timeout=300)
     wheel = next(tmp_path.glob("metropolys_companion-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for need in ("companion/templates/phone.html", "companion/templates/table.html", "companion/static/app.js",
@@ -34,6 +44,9 @@ def test_the_wheel_carries_templates_static_and_board_and_serves_pages(tmp_path)
                  "companion/lang/translations/de/LC_MESSAGES/messages.po",
                  "companion/lang/translations/fr/LC_MESSAGES/messages.po"):
         assert need in names, need
+    # Every package of the checkout is in the wheel (pyproject lists them by name: a new folder is easily left out).
+    for init in (ROOT / "companion").rglob("__init__.py"):
+        assert str(init.relative_to(ROOT)) in names, f"{init.parent.relative_to(ROOT)} is missing from pyproject's packages"
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     # Run from the unpacked wheel, away from this checkout.
