@@ -97,6 +97,22 @@ def start_server(tmp_path):
 
 
 @pytest.fixture
+def at():
+    """Factory: `at(server, "127.0.0.12")` is a browser with its own cookies leaving from that address."""
+    made: list[Phone] = []
+
+    def make(server, source: str, name: str = "") -> Phone:
+        p = Phone(server, name=name, source=source)
+        p.capture = True
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        p.close()
+
+
+@pytest.fixture
 def phone():
     """Factory: `phone(server, lang=None)` is a new browser with its own cookie jar; its sockets close afterwards."""
     made: list[Phone] = []

@@ -20,22 +20,6 @@ FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000", "C
 AWAY_1S = dict(FAST, COMPANION_HOST_AWAY="1", COMPANION_SEAT_MOVE_WAIT="1")
 
 
-@pytest.fixture
-def at():
-    """Factory: `at(server, "127.0.0.12")` is a browser with its own cookies leaving from that address."""
-    made: list[Phone] = []
-
-    def make(server, source: str, name: str = "") -> Phone:
-        p = Phone(server, name=name, source=source)
-        p.capture = True
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        p.close()
-
-
 def pi_screen(server) -> Phone:
     """The Pi's own kiosk: http://localhost:PORT on the Pi itself (127.0.0.1)."""
     local = SimpleNamespace(origin=f"http://localhost:{server.port}", ws_base=f"ws://localhost:{server.port}")

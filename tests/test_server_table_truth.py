@@ -20,22 +20,6 @@ from test_server_storage import _bid_last, _damage_last_wal_frame, _game
 COLORS = ["blue", "red", "white", "gray"]
 
 
-@pytest.fixture
-def at():
-    """Factory: `at(server, "127.0.0.12")` is a browser with its own cookies leaving from that address."""
-    made: list[Phone] = []
-
-    def make(server, source: str, name: str = "") -> Phone:
-        p = Phone(server, name=name, source=source)
-        p.capture = True
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        p.close()
-
-
 def plain(doc, gid: str):
     """A view or answer without what differs between two games for no secret's sake (ids, counts, the clock,
     the random token layout, whether the game took the table display when it was made)."""
