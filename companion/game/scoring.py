@@ -7,9 +7,6 @@ from typing import Iterable, Optional
 from .board import Board, load_board
 from .state import State
 
-KEYS = ("trendy", "subway", "subway_card", "archaeological", "archaeological_card",
-        "area", "neighborhood", "highest")
-
 
 def max_disjoint(groups: Iterable[frozenset]) -> int:
     """The largest number of pairwise-disjoint groups: each building serves one objective at most."""
