@@ -9,10 +9,10 @@ import math
 from dataclasses import replace
 from typing import Any, Iterable, Optional
 
-from companion import pi_seat
 from companion.game.rules import could_outbid, legal_actions
 from companion.game.scoring import explain
 from companion.game.state import Bid, State
+from companion import pi_seat
 
 
 def public(game) -> dict:

@@ -6,8 +6,8 @@ from typing import Any, Iterable, Optional
 from .board import Board, load_board
 from .errors import RuleError
 from .rules import apply, new_game
-from .setup import make_setup
 from .state import Action, Bid, Pass, Seat, Setup, State
+from .setup import make_setup
 
 FORMAT = "metropolys-record/1"
 

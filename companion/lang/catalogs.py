@@ -80,7 +80,7 @@ def load(lang: str) -> tuple[dict, str]:
     Fuzzy and untranslated entries are left out, as msgfmt leaves them out: English is shown instead. So is a
     line whose braces would break its sentence, and a whole catalog that cannot be read: a translator's slip
     costs that language a line or itself, never the server its start."""
-    from babel.messages.pofile import read_po  # Babel only once a sentence is asked for (see i18n._tables)
+    from babel.messages.pofile import read_po   # Babel only once a sentence is asked for (see i18n._tables)
 
     try:
         with open(DIRECTORY / lang / "LC_MESSAGES" / f"{DOMAIN}.po", "rb") as f:

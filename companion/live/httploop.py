@@ -18,20 +18,8 @@ from urllib.parse import unquote_to_bytes, urlsplit
 
 import h11
 
-from companion.limits import (
-    HTTP_SEND_DEADLINE,
-    IDLE_DEADLINE,
-    KEEPALIVE,
-    LINGER,
-    MAX_BODY,
-    MAX_CONNECTIONS,
-    MAX_HEAD,
-    MAX_LINGERING,
-    OWN,
-    PER_ADDRESS_THREADS,
-    REQUEST_DEADLINE,
-    RESERVED_THREADS,
-)
+from companion.limits import (HTTP_SEND_DEADLINE, IDLE_DEADLINE, KEEPALIVE, LINGER, MAX_BODY, MAX_CONNECTIONS, MAX_HEAD,
+                              MAX_LINGERING, OWN, PER_ADDRESS_THREADS, REQUEST_DEADLINE, RESERVED_THREADS)
 
 log = logging.getLogger(__name__)
 

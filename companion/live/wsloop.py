@@ -17,7 +17,7 @@ from typing import Callable, Optional
 from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
 from wsproto.frame_protocol import CloseReason
-from wsproto.utilities import LocalProtocolError  # documented in wsproto's API reference (Exceptions)
+from wsproto.utilities import LocalProtocolError   # documented in wsproto's API reference (Exceptions)
 
 from companion.limits import MAX_MESSAGE, MAX_QUEUED, PING_INTERVAL, SOCKET_SEND_DEADLINE
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from companion.game import load_board
-from companion.game.board import PERIPHERAL
 from companion.game.rules import apply, legal_actions, new_game
 from companion.game.scoring import score
 from companion.game.setup import deal, make_setup, random_layout
+from companion.game.board import PERIPHERAL
 from companion.game.state import COLORS, Action, Seat, Setup, State
 
 from .seen import hide

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from typing import Optional
 
 from companion.game import load_board
 from companion.game.board import Board

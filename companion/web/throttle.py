@@ -11,14 +11,8 @@ import time
 from flask import Flask, current_app, g, request
 
 from companion.errors import Refused
-from companion.limits import (
-    ACTION_BURST,
-    CHANGES_PER_GAME,
-    KEYS_KEPT,
-    WRITE_BURST,
-    WRITE_BURST_PER_ADDRESS,
-    WRITES_PER_ADDRESS_FACTOR,
-)
+from companion.limits import (ACTION_BURST, CHANGES_PER_GAME, KEYS_KEPT, WRITE_BURST, WRITE_BURST_PER_ADDRESS,
+                              WRITES_PER_ADDRESS_FACTOR)
 from companion.web.device import current_table
 
 
