@@ -112,4 +112,6 @@ class Seats:
             self._try_code(held, code, device, address)
             if not game.names.get(color) and not name:
                 raise Refused(400, "missing_field", field="name")
+            if name and any(same_name(other, name) for c, other in game.names.items() if c != color):
+                raise Refused(409, "name_taken")   # as when sitting down: two "Ann"s and nobody knows whose turn
             return self._commit(game, "move", {"color": color, "name": name or None}, device)

@@ -141,7 +141,7 @@ def seat_code(gid: str, color: str):
 def move_seat(gid: str, color: str):
     data = payload({"code": (STR, True), "name": (NAME, False)})
     limit_actions()
-    name = data["name"].strip() if "name" in data else None
+    name = player_name(data["name"]) if data.get("name", "").strip() else None   # a seat taken's name rules
     return view_response(current_table().move_seat(gid, color, data["code"], name, g.device, address()))
 
 
