@@ -26,8 +26,14 @@
 | BOARD_ENTRIES_PER_GAME | 1000 | web/board.py | buildings, tokens, card holders and secret cards one device enters in one board scored without the app (a whole 4-player board by one host is about 100, corrections included a few more) |
 | LAYOUTS_PER_DEVICE, LAYOUTS_IN_ALL | 20, 200 | web/api.py | saved layouts: a host reuses a handful; cookies can be thrown away |
 | NAME_LENGTH | 24 | names.py | the forms' maxlength says the same |
+| ID_LENGTH | 64 | table/memory.py, web/ | a game code, a device cookie or a player name in a query: longer is nobody's, read no further |
+| KEYS_KEPT | 4096 | codes.py, asks.py, web/throttle.py | devices and addresses remembered before the quiet ones are forgotten |
+| SERVER_THREADS | 32 | cli.py (`serve --threads`) | requests running at once (each holds a thread while its bid is fsynced) |
 | FREE_TRIES, MAX_WAIT, FORGET | 3, 60 s, 1 h | codes.py | wrong codes: free typos, then a doubling wait per device and address |
-| ASKS_PER_SEAT, ASK_WAIT, ASK_MAX_WAIT | 6, 5 s, 10 min | asks.py, table.py | asks for one gone seat at once (one per device and address); after the Pi's screen cancels an ask, that device and address wait 5 s, then twice as long after each further cancel |
+| ASKS_PER_SEAT, ASK_WAIT, ASK_MAX_WAIT | 6, 5 s, 10 min | asks.py, table/rescue.py | asks for one gone seat at once (one per device and address); after the Pi's screen cancels an ask, that device and address wait 5 s, then twice as long after each further cancel |
+
+HOST_AWAY (120 s) and SEAT_MOVE_WAIT (30 s) are not limits but the table's waits: how long a host's or a seat's
+phone must be gone before the table offers its role or seat, and how long every screen announces a seat moving.
 
 OWN is not a limit but who no limit counts: the Pi's own screen and tools, on loopback.
 """
@@ -67,6 +73,9 @@ BOARD_ENTRIES_PER_GAME = 1000
 LAYOUTS_PER_DEVICE = 20
 LAYOUTS_IN_ALL = 200
 NAME_LENGTH = 24
+ID_LENGTH = 64
+KEYS_KEPT = 4096
+SERVER_THREADS = 32
 
 # -- codes read aloud (codes.py): 6 symbols of 31; at most ~730 guesses per address over a 12-hour night --
 FREE_TRIES = 3
@@ -81,3 +90,7 @@ ASK_MAX_WAIT = 600.0
 # The Pi's own screen (the /table kiosk) and tools run on the Pi itself; no device on the network can send
 # from these addresses, so no per-address cap counts them (a proxy in front would change that).
 OWN = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
+# -- the table's waits (app.DEFAULTS, settings COMPANION_HOST_AWAY and COMPANION_SEAT_MOVE_WAIT) --
+HOST_AWAY = 120.0
+SEAT_MOVE_WAIT = 30.0

@@ -99,14 +99,7 @@ def device_knower(app):
         cookie = parse_cookie(environ.get("HTTP_COOKIE", "")).get("device")
         if not cookie:
             return False
-        device = device_id(cookie)
-        if device in table.displays:
-            return True
-        try:
-            games = list(table.games.values())
-        except RuntimeError:   # a game was added meanwhile: ask again at the next request
-            return False
-        return any(device == game.host or device in game.devices.values() for game in games)
+        return table.holds_seat(device_id(cookie))
 
     return knows
 

@@ -17,12 +17,12 @@ from companion import pi_seat
 
 def public(game) -> dict:
     """What the whole table may see; rebuilt once per change."""
-    storage = game.storage()
+    storage = game.session.storage()
     if game._public and game._public[0] == game.rev and game._public[1]["storage"] == storage:
         return game._public[1]
     st = game.state
-    claims = [c for c, code in game.host_claims.items() if not code.expired]
-    asks = [a for a in game.asks if a.open]
+    claims = [c for c, code in game.session.host_claims.items() if not code.expired]
+    asks = [a for a in game.session.asks if a.open]
     view: dict[str, Any] = {
         "id": game.id,
         "seq": game.seq,
@@ -43,16 +43,16 @@ def public(game) -> dict:
         "last_call": None,
         "actions": len(game.actions),
         "host_color": game.seat_of(game.host),
-        "host_away": game.phase in ("lobby", "playing") and game.host_gone(),
+        "host_away": game.phase in ("lobby", "playing") and game.session.host_gone(),
         # Players asking for the role of a host long gone, oldest first (each types its own code).
         "host_claims": claims,
         "host_claim": {"color": claims[0]} if claims else None,
         # A seat moving to a new phone with the table's confirmation: every screen says so while it may be
         # cancelled; before that, every ask for a gone seat by its number (its code is on the Pi's screen only).
-        "seat_move": ({"color": game.rescue["color"], "stage": "moving"} if game.rescue else
+        "seat_move": ({"color": game.session.rescue["color"], "stage": "moving"} if game.session.rescue else
                       {"color": asks[0].color, "stage": "code"} if asks else None),
         "seat_asks": [{"color": a.color, "ask": a.number} for a in asks],
-        "offline": [c for c in game.offline if c in game.devices],
+        "offline": [c for c in game.session.offline if c in game.devices],
         "notice": game.notice,
         # The storage failed (read-only, full, an acknowledged action lost): the same notice every page shows.
         "storage": storage,
@@ -63,14 +63,14 @@ def public(game) -> dict:
         "log": list(game.recent),
         "call_over": None,
         "undone": game.undone,
-        "show_skipped": game.show_skipped,       # the host skipped the table screen's reveal of the tally
+        "show_skipped": game.session.show_skipped,       # the host skipped the table screen's reveal of the tally
     }
     for i, color in enumerate(game.colors):
         p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
-             "online": color in game.devices and color not in game.offline,
+             "online": color in game.devices and color not in game.session.offline,
              "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
              "buildings": 0}
-        if color in game.offline and st and not game.abandoned and game.away(game.devices.get(color)):
+        if color in game.session.offline and st and not game.abandoned and game.session.away(game.devices.get(color)):
             p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
         level = pi_seat.level_of(game.devices.get(color))
         if level:
@@ -178,7 +178,7 @@ def _public_json(game) -> str:
 def _host_wait(game) -> Optional[int]:
     """Public, but counted at each send (never cached with the public view): seconds until a player may claim
     the role of a host whose phone is gone; None while the host's phone is here."""
-    wait = game.host_wait() if game.phase in ("lobby", "playing") else None
+    wait = game.session.host_wait() if game.phase in ("lobby", "playing") else None
     return None if wait is None else math.ceil(wait)
 
 
@@ -210,30 +210,30 @@ def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
     """What only this device may see: host or not, its seat and cards, its legal moves (`host_wait`: the
     _host_wait() of this moment, when it was counted once for every device)."""
     view: dict[str, Any] = {"host": game.can_host(device),
-                            "table_display": device in game.displays or device in game.kiosks}
-    kiosk = device is not None and device in game.kiosks
+                            "table_display": device in game.session.displays or device in game.session.kiosks}
+    kiosk = device is not None and device in game.session.kiosks
     view["host_wait"] = _host_wait(game) if host_wait is _UNSET else host_wait
     color = game.seat_of(device)
     # Codes this device asked for (a seat's move code, shown on its own screen only).
-    mine = {c: code.value for c, code in game.codes.items()
+    mine = {c: code.value for c, code in game.session.codes.items()
             if device is not None and code.issuer == device and not code.expired}
     if mine:
         view["move_codes"] = mine
     # Codes that confirm with the whole table watching: on the Pi's own screen only (never a claimed display).
     if kiosk:
-        claims = {c: code.value for c, code in game.host_claims.items() if not code.expired}
+        claims = {c: code.value for c, code in game.session.host_claims.items() if not code.expired}
         if claims:
             view["host_claim_codes"] = claims
             view["host_claim_code"] = next(iter(claims.values()))   # the oldest claim's
         asks = [{"color": a.color, "ask": a.number, "code": a.code.value, "played": a.played}
-                for a in game.asks if a.open]
+                for a in game.session.asks if a.open]
         if asks:
             view["seat_move_codes"] = asks
             view["seat_move_code"] = {"color": asks[0]["color"], "code": asks[0]["code"]}   # the oldest ask's
-    r = game.rescue
+    r = game.session.rescue
     if r and device is not None and r["device"] == device:
         view["seat_move_mine"] = r["color"]
-    ask = next((a for a in game.asks if device is not None and a.device == device and a.open), None)
+    ask = next((a for a in game.session.asks if device is not None and a.device == device and a.open), None)
     if ask is not None:
         view["seat_move_mine"] = ask.color
         view["seat_move_ask"] = ask.number   # the number the Pi's screen lists this device's code under
