@@ -46,6 +46,11 @@ def name_for(level: str) -> str:
     return f"the Pi ({level})"
 
 
+def level_named(name: Optional[str]) -> Optional[str]:
+    """The level a stored name stands for ("the Pi (strong)"), so the history's pages say it in their language."""
+    return next((level for level in players.PI_LEVELS if name == name_for(level)), None)
+
+
 def pi_seats(game) -> dict[str, str]:
     """Colour -> level of every seat the Pi plays in this game."""
     return {c: lv for c, d in game.devices.items() if (lv := level_of(d)) is not None}

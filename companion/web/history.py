@@ -40,7 +40,7 @@ def games():
 @bp.get("/api/standings")
 def standings():
     t = current_table()
-    return jsonify(history.tonight(t.store) if request.args.get("tonight") else history.standings(t.store))
+    return jsonify(views.standings(history.tonight(t.store) if request.args.get("tonight") else history.standings(t.store)))
 
 
 @bp.post("/api/names/merge")
@@ -49,7 +49,7 @@ def merge():
     data = payload({"alias": (NAME, True), "into": (NAME, True)})
     t = current_table()
     alias, into = t.merge_names(data["alias"], data["into"], g.device)
-    return jsonify({"alias": alias, "into": into, "standings": history.standings(t.store)}), 201
+    return jsonify({"alias": alias, "into": into, "standings": views.standings(history.standings(t.store))}), 201
 
 
 @bp.get("/api/history.csv")
