@@ -48,6 +48,7 @@ class Hosting:
                 if held is None:
                     game.session.host_claims.pop(color, None)
                     game.session.host_claims[color] = Code.fresh(device)
+                    self._tell_at_expiry(game, game.session.host_claims[color])
                     game.rev += 1
                     self._tell(game)
                 return views.view_json(game, device)

@@ -4,6 +4,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Optional
 
+from companion import codes
+from companion.codes import Code
 from companion.game.state import State
 from companion.limits import ID_LENGTH
 from companion.store import history
@@ -146,6 +148,11 @@ class Memory:
         on the timers' thread: a commit holding one game's lock never waits for another's)."""
         for gid in list(self.games):
             self.timers.soon(("storage", gid), partial(self._retell, gid))
+
+    def _tell_at_expiry(self, game: Game, code: Code) -> None:
+        """A code on a screen (a seat's move, an ask, a host claim) leaves it when it expires, not at the next change."""
+        due = code.made + codes.LIFETIME + 0.05
+        self.timers.at(("expired", game.id, code.value), due, partial(self._retell, game.id))
 
     def _retell(self, gid: str) -> None:
         game = self.games.get(gid)

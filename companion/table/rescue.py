@@ -68,7 +68,9 @@ class Rescue:
             raise Refused(429, "asks_full", color=color)
         game.session.asks = [a for a in game.session.asks if a.device != device]
         game.session.asked += 1
-        game.session.asks.append(Ask(color, device, address, game.session.asked, Code.fresh(device), self.store.last_played(device)))
+        ask = Ask(color, device, address, game.session.asked, Code.fresh(device), self.store.last_played(device))
+        game.session.asks.append(ask)
+        self._tell_at_expiry(game, ask.code)
         game.rev += 1
         self._tell(game)
 

@@ -91,6 +91,7 @@ class Seats:
             if device != game.devices.get(color):
                 raise Refused(403, "not_your_seat")
             game.session.codes[color] = Code.fresh(device)
+            self._tell_at_expiry(game, game.session.codes[color])
             game.rev += 1
             return views.view_json(game, device)
 
