@@ -22,7 +22,7 @@ class Records:
                     raise Refused(429, "layouts_full", limit=LAYOUTS_PER_DEVICE)
                 if self.store.layout_count() >= LAYOUTS_IN_ALL:
                     raise Refused(429, "layouts_full", limit=LAYOUTS_IN_ALL)
-            self.store.save_layout(name, dict(tokens), device, players)
+            self._noting_storage(lambda: self.store.save_layout(name, dict(tokens), device, players))
 
     def merge_names(self, alias: str, into: str, device: Optional[str]) -> tuple[str, str]:
         """The host of the game on the table counts one spelling of a name as another (an appended row)."""
@@ -31,9 +31,18 @@ class Records:
         if shown is None or shown.host != device:
             raise Refused(403, "not_host")
         try:
-            return history.merge_names(self.store, alias, into, device)
+            return self._noting_storage(lambda: history.merge_names(self.store, alias, into, device))
         except ValueError:
             raise Refused(409, "bad_merge") from None
+
+    def _noting_storage(self, write):
+        """A write beside the games that finds the disk full (or room again) tells every screen, as a game's does."""
+        was = self.storage_notice()
+        try:
+            return write()
+        finally:
+            if self.storage_notice() != was:
+                self._storage_changed()
 
     def test_leds(self, device: Optional[str]) -> None:
         """Every LED in turn; mid-game only the host may take the LEDs away from the player to bid."""
