@@ -19,9 +19,9 @@ from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessag
 from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import LocalProtocolError   # documented in wsproto's API reference (Exceptions)
 
-from companion.limits import MAX_MESSAGE, MAX_QUEUED, PING_INTERVAL, SOCKET_SEND_DEADLINE
+from companion.limits import (LIVE_TICK, MAX_MESSAGE, MAX_QUEUED, PING_INTERVAL, SOCKET_RECV_BYTES, SOCKET_SEND_DEADLINE,
+                              WAKE_BYTES)
 
-RECV_BYTES = 4096
 # RFC 6455 1.3: the accept token is base64(SHA-1(key + this GUID)). Written here rather than taken from
 # wsproto.utilities.generate_accept_token, which wsproto does not document (its handshake class does it inside).
 WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -143,7 +143,7 @@ class LiveSocket:
 
     def _on_readable(self) -> None:
         try:
-            data = self.sock.recv(RECV_BYTES)
+            data = self.sock.recv(SOCKET_RECV_BYTES)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -272,7 +272,7 @@ class Loop:
         sel = selectors.DefaultSelector()
         sel.register(wake, selectors.EVENT_READ, None)
         lives: dict[LiveSocket, int] = {}   # -> the events registered for it
-        next_tick = time.monotonic() + 1.0
+        next_tick = time.monotonic() + LIVE_TICK
         while True:
             now = time.monotonic()
             seen: set[LiveSocket] = set()
@@ -280,7 +280,7 @@ class Loop:
                 live = key.data
                 if live is None:
                     try:
-                        while wake.recv(512):
+                        while wake.recv(WAKE_BYTES):
                             pass
                     except (BlockingIOError, InterruptedError):
                         pass
@@ -299,7 +299,7 @@ class Loop:
             seen.update(todo)
             now = time.monotonic()
             if now >= next_tick:
-                next_tick = now + 1.0
+                next_tick = now + LIVE_TICK
                 for live in lives:
                     try:
                         live._tick(now)
