@@ -72,14 +72,15 @@ def serve(args) -> int:
     server = Server(listener, app, threads=args.threads, knows=device_knower(app), max_connections=budget)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: server.stop())
-    _announce(args.host, args.port, override)
     # Nothing old is read on the way to the first answer; after a clean stop the whole file is read
     # once the server answers (after an unclean one it was read at open, before anything else).
     store = app.extensions["table"].store
     later = threading.Timer(2.0, store.check)
     later.daemon = True
     later.start()
-    server.serve_forever()
+    # The journal's join URL and QR code (20 ms of CPU, qrcode's import half of it) once the first answer is
+    # out: the table's screen is waiting for that answer, a person reading the journal is not.
+    server.serve_forever(ready=lambda: _announce(args.host, args.port, override))
     later.cancel()
     # the LEDs go dark when the service stops (seen in the emulated Pi: the last bidder's pin stayed high)
     app.extensions["leds"].close()

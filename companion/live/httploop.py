@@ -37,6 +37,7 @@ class Server:
         self.lingering: deque[tuple[float, socket.socket]] = deque()
         self._stopping = False
         self._accept_paused_until = 0.0
+        self.answered = 0   # answers handed to their connections
 
     # -- the loop --
 
@@ -45,12 +46,21 @@ class Server:
         self._stopping = True
         self.dispatch.wake()
 
-    def serve_forever(self, grace: float = STOP_GRACE) -> None:
+    def serve_forever(self, grace: float = STOP_GRACE, ready: Optional[Callable[[], None]] = None) -> None:
+        """Serve until stop(); `ready` runs once, on this thread, after the first answer or a tick with none
+        asked (what can wait, such as the journal's QR code, waits until the first answer is out)."""
         self.sel.register(self.listener, selectors.EVENT_READ, "accept")
         self.sel.register(self.dispatch.waker, selectors.EVENT_READ, "wake")
         next_tick = 0.0
         while not self._stopping:
-            for key, mask in self.sel.select(LOOP_TICK):
+            events = self.sel.select(LOOP_TICK)
+            if ready is not None and (self.answered or not events):
+                ready, later = None, ready
+                try:
+                    later()
+                except Exception:   # the journal's text must never stop the serving
+                    log.exception("could not announce the join URL")
+            for key, mask in events:
                 what = key.data
                 if what == "accept":
                     self._accept()
@@ -190,6 +200,7 @@ class Server:
         while done:
             conn, answer, body = done.popleft()
             self.budget.finished(conn)
+            self.answered += 1
             self._answer(conn, answer, body)
         self._pump()
 
