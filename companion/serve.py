@@ -78,9 +78,7 @@ def serve(args) -> int:
     later = threading.Timer(2.0, store.check)
     later.daemon = True
     later.start()
-    # The journal's join URL and QR code (20 ms of CPU, qrcode's import half of it) once the first answer is
-    # out: the table's screen is waiting for that answer, a person reading the journal is not.
-    server.serve_forever(ready=lambda: _announce(args.host, args.port, override))
+    server.serve_forever(ready=lambda: _after_first_answer(args.host, args.port, override))
     later.cancel()
     # the LEDs go dark when the service stops (seen in the emulated Pi: the last bidder's pin stayed high)
     app.extensions["leds"].close()
@@ -122,6 +120,16 @@ def _more_files() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
     except (ImportError, ValueError, OSError):
         pass
+
+
+def _after_first_answer(host: str, port: int, override: Optional[str]) -> None:
+    """What a start can leave until the first answer is out: the table's screen waits for that answer; a person
+    reading the journal does not wait for the join URL and QR code (20 ms, qrcode's import half of it), and the
+    first live socket, a moment later, finds wsproto imported (13 ms)."""
+    from companion.live.wsloop import wsproto
+
+    _announce(host, port, override)
+    wsproto()
 
 
 def _announce(host: str, port: int, override: Optional[str]) -> None:
