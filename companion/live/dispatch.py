@@ -36,9 +36,9 @@ class Dispatch:
             pass   # awake already
 
     def drain(self) -> None:
+        """One read (one syscall, not a second to see it empty): wake-ups left over keep the next select short."""
         try:
-            while self.waker.recv(WAKE_BYTES):
-                pass
+            self.waker.recv(WAKE_BYTES)
         except (BlockingIOError, InterruptedError):
             pass
 

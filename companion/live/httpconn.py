@@ -19,7 +19,7 @@ class Conn:
     """One client connection and where it is: reading, queued, running (in a thread), writing."""
 
     __slots__ = ("sock", "address", "port", "h11", "state", "deadline", "opened", "known", "head",
-                 "body", "too_large", "out", "detached", "watching", "begun")
+                 "body", "too_large", "out", "detached", "watching", "begun", "upgrade")
 
     def __init__(self, sock: socket.socket, peer, now: float):
         self.sock = sock
@@ -37,6 +37,7 @@ class Conn:
         self.detached = False   # a WebSocket taken by the live loop: no longer ours
         self.watching = 0       # selector events registered
         self.begun = False      # the current request's first byte has come: its deadline runs
+        self.upgrade = False    # the request being run asks for an upgrade: the app may take the socket
 
     def next_request(self):
         """What h11 has parsed: "wait" (more bytes needed), "whole" (a request to run, or one too large to

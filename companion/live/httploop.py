@@ -154,6 +154,8 @@ class Server:
             self._advance(conn)
         elif conn.state == "writing" and mask & selectors.EVENT_WRITE:
             self._write(conn)
+        elif conn.state in ("queued", "running"):
+            self._watch(conn, 0)   # more bytes before the answer: nothing is read until it is out
 
     def _advance(self, conn: Conn) -> None:
         """Take what h11 can parse; hand a whole request on, refuse one it cannot parse."""
@@ -174,10 +176,20 @@ class Server:
     # -- a thread for it --
 
     def _queue(self, conn: Conn) -> None:
-        self._watch(conn, 0)
+        """A whole request waits for a thread. Its socket stays in the selector (two epoll_ctl calls fewer per
+        request) unless it asks for an upgrade: a WebSocket's socket is handed to the live loop, so it leaves
+        this selector first and gets a send timeout for the handshake the app writes on it."""
         conn.state = "queued"
         conn.deadline = time.monotonic() + REQUEST_DEADLINE
-        self.budget.queue(conn, environ(conn, self.local))
+        env = environ(conn, self.local)
+        conn.upgrade = "HTTP_UPGRADE" in env
+        if conn.upgrade:
+            self._watch(conn, 0)
+            try:
+                conn.sock.settimeout(HTTP_SEND_DEADLINE)
+            except OSError:
+                pass
+        self.budget.queue(conn, env)
         self._pump()
 
     def _pump(self) -> None:
@@ -187,10 +199,6 @@ class Server:
                 return
             conn, env = picked
             conn.state = "running"
-            try:
-                conn.sock.settimeout(HTTP_SEND_DEADLINE)   # the app may write a WebSocket handshake on it
-            except OSError:
-                pass
             self.dispatch.submit(conn, env)
 
     # -- writing the answer --
@@ -215,7 +223,8 @@ class Server:
         if conn.sock.fileno() == -1:
             self._forget(conn)
             return
-        conn.sock.setblocking(False)
+        if conn.upgrade:
+            conn.sock.setblocking(False)   # the handshake's timeout is over
         try:
             conn.out += conn.answer(answer, body)
         except h11.LocalProtocolError:
