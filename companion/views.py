@@ -196,8 +196,11 @@ def _host_wait(game) -> Optional[int]:
     return None if wait is None else math.ceil(wait)
 
 
-# json.dumps(value, separators=(",", ":")) without building an encoder per call (encode() is reentrant).
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+# json.dumps(value, separators=(",", ":")) without building an encoder per call (encode() is reentrant), and
+# without its check for circular references: a view is a tree made afresh here (a cycle would be a bug and still
+# fail, as RecursionError), and the check's bookkeeping of every dict and list is part of the encoder's cost,
+# itself a fifth of a bid's instructions (benchmarks/callgrind_bid.py).
+_dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _private_json(mine: dict) -> str:
