@@ -79,20 +79,20 @@ def summarize(raw: Path, bids: int, rate: int, top: int) -> None:
 
 # CPU inside each of these, inclusive (yappi's ttot), per bid; nested ones are shown indented under their caller.
 CPU_STAGES = [
-    ("HTTP loop thread: accept, read, h11 parse, environ, write", "Server.serve_forever", 0),
-    ("  of it, h11 parse and the WSGI environ", "Server._advance", 1),
-    ("  of it, the answer framed and written", "Server._answer", 1),
-    ("a pool thread: the WSGI app (Flask)", "Server._run_app", 0),
-    ("  the one path: Table.act", "Table.act", 1),
-    ("    check: the rules' apply", "apply", 2),
-    ("    append to SQLite (COMMIT, its fsync)", "Store._transaction", 2),
-    ("    the note of the last action (fsync)", "Note.write", 2),
-    ("    apply: Game.mutate", "Game.mutate", 2),
-    ("    tell: Hub.publish (views encoded, frames sent)", "Hub.publish", 2),
-    ("      encode every device's view (views.view_texts)", "view_texts", 3),
-    ("      send to the sockets (LiveSocket.send_frame)", "LiveSocket.send_frame", 3),
-    ("    LEDs, the Pi's seat", "Table._show_leds", 2),
-    ("live loop thread: pings, reads, queued writes", "Loop._run", 0),
+    ("HTTP loop thread: accept, read, h11 parse, environ, write", ("Server._accept", "Server._on_event", "Server._finish_done")),
+    ("  of it, h11 parse and the WSGI environ", ("Server._advance",)),
+    ("  of it, the answer framed and written", ("Server._answer",)),
+    ("a pool thread: the WSGI app (Flask and the app's hooks)", ("Dispatch._run",)),
+    ("  the one path: Table.act", ("Table.act",)),
+    ("    check: the rules' apply", ("apply",)),
+    ("    append to SQLite (COMMIT, its fsync)", ("Store._transaction",)),
+    ("    the note of the last action (fsync)", ("Note.write",)),
+    ("    apply: Game.mutate", ("Game.mutate",)),
+    ("    tell: Hub.publish (views encoded, frames sent)", ("Hub.publish",)),
+    ("      encode every device's view (views.view_texts)", ("view_texts",)),
+    ("      send to the sockets (LiveSocket.send_frame)", ("LiveSocket.send_frame",)),
+    ("    LEDs, the Pi's seat", ("Table._show_leds",)),
+    ("live loop thread: pings, reads, queued writes", ("LiveSocket._on_readable", "LiveSocket._on_writable", "LiveSocket._tick")),
 ]
 
 
@@ -124,21 +124,25 @@ def yappi_profile(args) -> None:
               f"bid->8 sockets median {sorted(lat)[len(lat) // 2] * 1000:.2f} ms (slowed by the profiler)")
         if args.keep:
             Path(args.keep).write_text(out.read_text())
-        stats = {}
-        for line in out.read_text().splitlines():
-            name, ncall, ttot, tsub = line.rsplit("\t", 3)
-            stats[name] = (int(ncall), float(ttot), float(tsub))
-    per = 1000 / args.bids
+        summarize_cpu(out, args.bids, args.top)
 
-    def inclusive(short: str) -> float:
-        return sum(t for name, (_, t, _) in stats.items() if name.split(" ")[0] == short)
+
+def summarize_cpu(path: Path, bids: int, top: int) -> None:
+    stats = {}
+    for line in path.read_text().splitlines():
+        name, ncall, ttot, tsub = line.rsplit("\t", 3)
+        stats[name] = (int(ncall), float(ttot), float(tsub))
+    per = 1000 / bids
+
+    def inclusive(shorts: tuple) -> float:
+        return sum(t for name, (_, t, _) in stats.items() if name.split(" ")[0] in shorts)
 
     print("\nCPU per bid by stage (inclusive; yappi's own overhead inflates every figure alike):")
-    for label, func, _ in CPU_STAGES:
-        print(f"  {inclusive(func) * per:7.3f} ms  {label}")
-    print(f"\ntop {args.top} functions by own CPU (tsub):")
-    for name, (n, _, tsub) in sorted(stats.items(), key=lambda kv: -kv[1][2])[:args.top]:
-        print(f"  {tsub * per:7.3f} ms  {n / args.bids:7.1f} calls/bid  {name}")
+    for label, funcs in CPU_STAGES:
+        print(f"  {inclusive(funcs) * per:7.3f} ms  {label}")
+    print(f"\ntop {top} functions by own CPU (tsub):")
+    for name, (n, _, tsub) in sorted(stats.items(), key=lambda kv: -kv[1][2])[:top]:
+        print(f"  {tsub * per:7.3f} ms  {n / bids:7.1f} calls/bid  {name}")
 
 
 def main() -> int:
@@ -149,8 +153,12 @@ def main() -> int:
     ap.add_argument("--wall", action="store_true", help="py-spy's samples of every thread, waits included")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--raw", help="summarize this py-spy raw file instead of measuring")
+    ap.add_argument("--stats", help="summarize this yappi file (from --keep) instead of measuring")
     ap.add_argument("--keep", help="also write py-spy's raw samples here")
     args = ap.parse_args()
+    if args.stats:
+        summarize_cpu(Path(args.stats), args.bids, args.top)
+        return 0
     if args.raw:
         summarize(Path(args.raw), args.bids, args.rate, args.top)
         return 0
