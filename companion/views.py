@@ -21,9 +21,21 @@ def public(game) -> dict:
     if game._public and game._public[0] == game.rev and game._public[1]["storage"] == storage:
         return game._public[1]
     st = game.state
+    view = _table(game, st, storage)
+    view["players"] = [_player(game, st, i, color) for i, color in enumerate(game.colors)]
+    if st:
+        _play(game, st, view)
+    if game.board is not None:
+        _board(game, view)
+    game._public = (game.rev, view)
+    return view
+
+
+def _table(game, st: Optional[State], storage) -> dict[str, Any]:
+    """The game's public fields before any seat's: phase, whose turn, the host role, asks, notices, the log."""
     claims = [c for c, code in game.session.host_claims.items() if not code.expired]
     asks = [a for a in game.session.asks if a.open]
-    view: dict[str, Any] = {
+    return {
         "id": game.id,
         "seq": game.seq,
         "phase": game.phase,
@@ -65,53 +77,55 @@ def public(game) -> dict:
         "undone": game.undone,
         "show_skipped": game.session.show_skipped,       # the host skipped the table screen's reveal of the tally
     }
-    for i, color in enumerate(game.colors):
-        p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
-             "online": color in game.devices and color not in game.session.offline,
-             "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
-             "buildings": 0}
-        if color in game.session.offline and st and not game.abandoned and game.session.away(game.devices.get(color)):
-            p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
-        level = pi_seat.level_of(game.devices.get(color))
-        if level:
-            p["pi"] = level           # the Pi plays this seat (its cards are dealt by the app, seen by nobody)
-        elif game.deal == "physical" and not st:
-            p["cards_entered"] = color in game.cards
-        if st:
-            p["values"] = list(st.hands[i])
-            t, s, a = st.collected[i]
-            p["tokens"] = {"trendy": t, "subway": s, "archaeological": a}
-            p["buildings"] = st.built_count[i]
-        view["players"].append(p)
+
+
+def _player(game, st: Optional[State], i: int, color: str) -> dict[str, Any]:
+    """One seat as the whole table sees it: name, presence, values left, tokens, buildings; never its cards."""
+    p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
+         "online": color in game.devices and color not in game.session.offline,
+         "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
+         "buildings": 0}
+    if color in game.session.offline and st and not game.abandoned and game.session.away(game.devices.get(color)):
+        p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
+    level = pi_seat.level_of(game.devices.get(color))
+    if level:
+        p["pi"] = level           # the Pi plays this seat (its cards are dealt by the app, seen by nobody)
+    elif game.deal == "physical" and not st:
+        p["cards_entered"] = color in game.cards
     if st:
-        view["call"] = [{"neighborhood": b.neighborhood, "color": b.player, "value": b.value} for b in st.call]
-        view["built"] = {nb: {"color": b.player, "value": b.value} for nb, b in st.built.items()}
-        view["subway_card"] = None if st.subway_card is None else st.colors[st.subway_card]
-        view["archaeological_card"] = None if st.archaeological_card is None else st.colors[st.archaeological_card]
-        view["could_outbid"] = list(could_outbid(st))
-        view["passed"] = [st.colors[i] for i in sorted(st.passed)]
-        # After an undo the undo's own notice is the card: undoing a call's opening bid must not bring back
-        # the card of the call before it. An abandoned game has no next call to prepare: no card.
-        if not st.call and game.recent and "ended" in game.recent[-1] and not game.undone and not game.abandoned:
-            view["call_over"] = dict(game.recent[-1]["ended"], seq=game.seq, to_act=st.to_act_color)
-        if st.last_call:
-            lc = st.last_call
-            view["last_call"] = {"color": lc.player, "neighborhood": lc.neighborhood, "value": lc.value,
-                                 "token": lc.token, "subway_card": lc.subway_card,
-                                 "archaeological_card": lc.archaeological_card}
-        # Projected or final scores hold the secret cards' points: only shown once the game is over.
-        if st.finished:
-            ex = explain(st)
-            view["scores"] = ex["scores"]
-            view["details"] = ex["details"]
-            view["highest"] = ex["highest"]
-            view["tiebreak"] = ex["tiebreak"]
-            view["revealed"] = {s.color: {"area": s.area, "neighborhood": s.neighborhood}
-                                for s in st.setup.seats}
-    if game.board is not None:
-        _board(game, view)
-    game._public = (game.rev, view)
-    return view
+        p["values"] = list(st.hands[i])
+        t, s, a = st.collected[i]
+        p["tokens"] = {"trendy": t, "subway": s, "archaeological": a}
+        p["buildings"] = st.built_count[i]
+    return p
+
+
+def _play(game, st: State, view: dict) -> None:
+    """The board in play: the call, what is built, the cards' holders, the last call; scores once it is over."""
+    view["call"] = [{"neighborhood": b.neighborhood, "color": b.player, "value": b.value} for b in st.call]
+    view["built"] = {nb: {"color": b.player, "value": b.value} for nb, b in st.built.items()}
+    view["subway_card"] = None if st.subway_card is None else st.colors[st.subway_card]
+    view["archaeological_card"] = None if st.archaeological_card is None else st.colors[st.archaeological_card]
+    view["could_outbid"] = list(could_outbid(st))
+    view["passed"] = [st.colors[i] for i in sorted(st.passed)]
+    # After an undo the undo's own notice is the card: undoing a call's opening bid must not bring back
+    # the card of the call before it. An abandoned game has no next call to prepare: no card.
+    if not st.call and game.recent and "ended" in game.recent[-1] and not game.undone and not game.abandoned:
+        view["call_over"] = dict(game.recent[-1]["ended"], seq=game.seq, to_act=st.to_act_color)
+    if st.last_call:
+        lc = st.last_call
+        view["last_call"] = {"color": lc.player, "neighborhood": lc.neighborhood, "value": lc.value,
+                             "token": lc.token, "subway_card": lc.subway_card,
+                             "archaeological_card": lc.archaeological_card}
+    # Projected or final scores hold the secret cards' points: only shown once the game is over.
+    if st.finished:
+        ex = explain(st)
+        view["scores"] = ex["scores"]
+        view["details"] = ex["details"]
+        view["highest"] = ex["highest"]
+        view["tiebreak"] = ex["tiebreak"]
+        view["revealed"] = {s.color: {"area": s.area, "neighborhood": s.neighborhood}
+                            for s in st.setup.seats}
 
 
 def _board(game, view: dict) -> None:
@@ -182,8 +196,11 @@ def _host_wait(game) -> Optional[int]:
     return None if wait is None else math.ceil(wait)
 
 
-# json.dumps(value, separators=(",", ":")) without building an encoder per call (encode() is reentrant).
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+# json.dumps(value, separators=(",", ":")) without building an encoder per call (encode() is reentrant), and
+# without its check for circular references: a view is a tree made afresh here (a cycle would be a bug and still
+# fail, as RecursionError), and the check's bookkeeping of every dict and list is part of the encoder's cost,
+# itself a fifth of a bid's instructions (benchmarks/callgrind_bid.py).
+_dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _private_json(mine: dict) -> str:
