@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sqlite3
 import statistics
 import tempfile
@@ -54,6 +55,7 @@ def main() -> None:
           f"load {os.getloadavg()[0]:.2f})")
     os.close(fd)
     conn.close()
+    shutil.rmtree(where)
 
 
 if __name__ == "__main__":
