@@ -293,3 +293,41 @@ def test_a_full_disk_met_by_a_write_beside_the_games_is_said_on_every_screen(tmp
             assert s.last["storage"] is None, color   # room again: every screen's notice goes
     finally:
         server.kill()
+
+
+def test_a_bid_refused_for_a_full_disk_is_never_named_lost_after_a_crash(tmp_path, small_disk):
+    """The note of the last acknowledged action is written beside the log's COMMIT; a COMMIT the disk refuses puts
+    it back, so a crash then names no lost action (the refused bid was never acknowledged)."""
+    server = LiveServer(small_disk / "companion.sqlite3", env=FAST)
+    server.log = tmp_path / "server.log"
+    server.start()
+    try:
+        colors = ["blue", "red"]
+        phones = {c: Phone(server) for c in colors}
+        gid = create_game(phones["blue"], colors)
+        seat_and_start(gid, phones["blue"], phones)
+        filler = small_disk / "filler"
+        with open(filler, "wb", buffering=0) as f:
+            for size in (65536, 4096, 512, 1):
+                try:
+                    while f.write(b"\0" * size):
+                        pass
+                except OSError:
+                    pass
+        rng = random.Random(9)
+        for _ in range(100):
+            view = phones["blue"].view(gid)
+            mine = phones[view["to_act"]].view(gid)
+            r = phones[view["to_act"]].post(f"/api/games/{gid}/actions", dict(choose(mine, rng), expect_seq=mine["seq"]))
+            if r.status != 200:
+                break
+        assert r.status == 507, r
+        acknowledged = phones["blue"].view(gid)["seq"]
+        server.kill()                                  # no clean stop: the note stays as the last write left it
+        filler.unlink()
+        server.start()
+        view = phones["blue"].view(gid)
+        assert view["seq"] == acknowledged
+        assert view["storage"] is None, view["storage"]   # not "lost": that bid was refused, never acknowledged
+    finally:
+        server.kill()
