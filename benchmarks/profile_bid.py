@@ -35,10 +35,12 @@ STAGES = [
     ("encode views (views.py)", ("companion/views.py",)),
     ("send to sockets (live/wsloop.py, hub.py)", ("companion/live/wsloop.py", "companion/live/hub.py")),
     ("check: the rules (game/)", ("companion/game/",)),
-    ("LEDs, Pi seat", ("companion/leds", "companion/pi_seat.py")),
-    ("table: apply, bookkeeping (table.py, store)", ("companion/table.py", "companion/store/", "companion/scoreboard.py")),
+    ("LEDs, Pi seat", ("companion/pi/leds", "companion/pi_seat.py", "companion/table/pi_seats.py")),
+    ("table: apply, bookkeeping (table/, store)", ("companion/table/", "companion/store/")),
     ("Flask, werkzeug (routing, request, JSON answer)", ("flask/", "werkzeug/", "companion/web/", "companion/app.py")),
-    ("HTTP loop: h11 parse, environ, write (live/httploop.py)", ("companion/live/httploop.py", "h11/")),
+    ("HTTP loop: h11 parse, environ, write (live/httploop.py, httpconn.py, dispatch.py, budget.py)",
+     ("companion/live/httploop.py", "companion/live/httpconn.py", "companion/live/dispatch.py",
+      "companion/live/budget.py", "h11/")),
     ("threads, selectors, other", ("",)),
 ]
 
