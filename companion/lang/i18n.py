@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 from companion.game.errors import MESSAGES
 from companion.lang import catalogs, strings
+from companion.lang.page_keys import PAGE_KEYS
 
 DEFAULT = "en"
 
@@ -145,10 +146,12 @@ TAP_RULES = ("not_your_turn", "already_passed", "game_over", "district_removed",
 
 
 def js_strings(lang: str) -> dict:
-    """Everything the page scripts need in one language: _tables().UI strings (plural ones as lists of forms, with the
-    catalog's Plural-Forms expression and each one's count parameter), game terms and tap refusals."""
+    """Everything the page scripts need in one language: the UI strings they ask for (plural ones as lists of forms,
+    with the catalog's Plural-Forms expression and each one's count parameter), game terms and tap refusals."""
     lang = _lang(lang)
-    ui = {key: list(text) if isinstance(text, tuple) else text for key, text in _tables().UI[lang].items()}
+    # Only what a script can ask for (page_keys.py): the server's own sentences stay on the server (3.5 KB of 8.3).
+    ui = {key: list(text) if isinstance(text, tuple) else text for key, text in _tables().UI[lang].items()
+          if key in PAGE_KEYS}
     rules = {c: _tables().RULES[lang][c] for c in TAP_RULES}
     return {"ui": ui, "terms": dict(_tables().TERMS[lang]), "lang": lang, "rules": rules,
             "plural": plural_expr(lang), "counts": COUNTS}
