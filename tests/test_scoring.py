@@ -6,7 +6,8 @@ import pytest
 from games import (BOARD, RAW, brute_area, brute_max_disjoint, candidate_groups, cluster, layout_with, position,
                    setup_for)
 
-from companion.game.scoring import KEYS, area_groups, explain, score
+from companion.game.scoring import (KEYS, area_group_list, area_groups, disjoint_groups, explain, family_area_hits,
+                                     max_disjoint, score)
 
 EIGHT = ("trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area", "neighborhood", "highest")
 AREA_POINTS = {"bridges": 4, "statues": 7, "lakes": 5, "districts": 4, "chains": 4}  # printed on the cards
@@ -221,3 +222,37 @@ def test_still_tied_players_share_the_victory_listed_in_seating_order():
     assert out["winners"] == ["white", "red"]
     out = scored(winner_setup(), BASE, collected=TOKENS, archaeological_card="white")
     assert out["winners"] == ["blue", "red"]
+
+
+# --- The groups the tally names, and the packing itself ---------------------------------------------------------
+
+def test_three_buildings_exactly_around_a_statue_are_the_group_the_tally_names():
+    """Statues: "7 prestige points for each group of three buildings he has constructed around a statue": a player
+    whose only buildings are the three around statue-01 is shown that group, not an empty list beside its 7 points."""
+    others = [("lakes", "park"), ("chains", "industrial"), ("bridges", "lodgings")]
+    s = setup_for(("blue", "red", "white", "gray"), mode="expert", cards=[("statues", "mall")] + others)
+    out = explain(position(s, {"W01": ("blue", 1), "W02": ("blue", 2), "W03": ("blue", 3)}), BOARD)
+    assert out["details"]["blue"]["area_group_list"] == [["W01", "W02", "W03"]]
+    assert out["scores"]["players"]["blue"]["breakdown"]["area"] == 7
+
+
+@pytest.mark.parametrize("fn", [area_group_list, family_area_hits])
+def test_a_card_no_deck_holds_is_refused_by_its_name(fn):
+    with pytest.raises(ValueError, match="^moon$"):
+        fn(BOARD, "moon", {"C01"})
+
+
+def test_the_packing_is_the_largest_for_any_groups_of_three():
+    """"each building may only be used once to earn an area objective": the count is the largest set of disjoint
+    groups for any groups, also where every packing that uses the first building is one short (a-x-y blocks both
+    x-p-q and y-r-s)."""
+    blocked = [frozenset("axy"), frozenset("xpq"), frozenset("yrs")]
+    assert max_disjoint(blocked) == 2 and sorted(map(sorted, disjoint_groups(blocked))) == [
+        ["p", "q", "x"], ["r", "s", "y"]]
+    rng = random.Random(33)
+    for _ in range(300):
+        items = "abcdefghij"[:rng.randint(3, 10)]
+        groups = [frozenset(rng.sample(items, 3)) for _ in range(rng.randint(0, 8))]
+        chosen = disjoint_groups(groups)
+        assert len(chosen) == max_disjoint(groups) == brute_max_disjoint(groups), groups
+        assert all(g in groups for g in chosen) and len(set().union(*chosen)) == 3 * len(chosen)
