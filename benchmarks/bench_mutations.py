@@ -70,6 +70,11 @@ EQUIVALENT: dict[str, str] = {
     "companion.game.scoring.x_disjoint_groups__mutmut_46": "free = -1 (1 >> n, less 1): every bit set, and no group "
                                                            "has a bit past the items",
     "companion.game.scoring.x_disjoint_groups__mutmut_47": "free has one bit more than the items, which no group has",
+    "companion.game.scoring.x_disjoint_groups__mutmut_58": "where the groups are picked, low = union | -union: any "
+                                                           "group of a best packing is picked, none is ever missing",
+    "companion.game.scoring.x_disjoint_groups__mutmut_59": "as mutant 58, low = the whole union",
+    "companion.game.scoring.x_disjoint_groups__mutmut_65": "as mutant 58, m | low always true",
+    "companion.game.rules.x__advance__mutmut_67": "_end_call never reads its board",
     "companion.game.scoring.x_disjoint_groups__mutmut_55": "as mutant 23 where the groups are picked: still a "
                                                            "largest packing (where several exist, maybe another: the "
                                                            "rulebook counts groups, it picks none)",

@@ -249,6 +249,9 @@ def test_the_packing_is_the_largest_for_any_groups_of_three():
     blocked = [frozenset("axy"), frozenset("xpq"), frozenset("yrs")]
     assert max_disjoint(blocked) == 2 and sorted(map(sorted, disjoint_groups(blocked))) == [
         ["p", "q", "x"], ["r", "s", "y"]]
+    # The same after a first group is taken: a-b-c is named once, d-x-y left out.
+    later = [frozenset("abc"), frozenset("dxy"), frozenset("xpq"), frozenset("yrs")]
+    assert sorted(map(sorted, disjoint_groups(later))) == [["a", "b", "c"], ["p", "q", "x"], ["r", "s", "y"]]
     rng = random.Random(33)
     for _ in range(300):
         items = "abcdefghij"[:rng.randint(3, 10)]
@@ -256,3 +259,9 @@ def test_the_packing_is_the_largest_for_any_groups_of_three():
         chosen = disjoint_groups(groups)
         assert len(chosen) == max_disjoint(groups) == brute_max_disjoint(groups), groups
         assert all(g in groups for g in chosen) and len(set().union(*chosen)) == 3 * len(chosen)
+
+
+def test_a_tie_that_neither_points_nor_buildings_settle_is_shared():
+    """"In case of a new tie, the tied players share the victory.\""""
+    out = explain(position(winner_setup(), BASE, collected=TOKENS), BOARD)
+    assert (out["scores"]["winners"], out["tiebreak"]) == (["white", "blue", "red"], "shared")
