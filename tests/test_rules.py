@@ -379,3 +379,12 @@ def test_each_decision_counts_one_move_whether_or_not_it_ends_the_call():
         s = play(s, move)
         assert s.moves == n, move
     assert s.call == () and s.last_call.player == "red"
+
+
+def test_the_first_seat_starts_the_first_call_and_the_winner_the_next():
+    """RECORD.md: "the first starts the first call for proposal"; rulebook: "the player who has just won the call for
+    proposal becomes the new start player"."""
+    s = new_game(worked_example_setup())
+    assert (s.start, s.to_act) == (0, 0)
+    s = play(s, ("blue", "C08", 3), ("gray", "C09", 7), ("red",), ("white",), ("blue",))
+    assert s.last_call.player == "gray" and (s.start, s.to_act) == (1, 1)
