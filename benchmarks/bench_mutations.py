@@ -75,6 +75,22 @@ EQUIVALENT: dict[str, str] = {
     "companion.game.scoring.x_disjoint_groups__mutmut_59": "as mutant 58, low = the whole union",
     "companion.game.scoring.x_disjoint_groups__mutmut_65": "as mutant 58, m | low always true",
     "companion.game.rules.x__advance__mutmut_67": "_end_call never reads its board",
+    **{f"companion.game.rules.x__advance__mutmut_{n}": "range(n) adds k = 0, the actor, who just bid (the leader) "
+       "or passed: skipped either way" for n in (20, 42)},
+    "companion.game.rules.x_new_game__mutmut_20": "to_act left out: State's default is 0",
+    "companion.game.rules.x__in_play__mutmut_2": "id(None) for id(board): one board per process, the key still "
+                                                 "tells the removed districts apart",
+    **{f"companion.game.rules.x__in_play__mutmut_{n}": "nothing found in the cache: in_play computed again, the "
+       "same set, slower" for n in (3, 4)},
+    "companion.game.rules.x__empty__mutmut_4": "the call's bids left out of the difference: _empty is asked only "
+                                               "when the call is empty",
+    "companion.game.rules.x_legal_actions__mutmut_1": "finished and to_act None for or: a finished state has nobody "
+                                                      "to act, and nobody is to act only in a finished one",
+    "companion.game.rules.x_apply__mutmut_2": "a board of None loads the same shipped board",
+    "companion.game.rules.x_legal_actions__mutmut_4": "a board of None loads the same shipped board",
+    "companion.game.scoring.x_explain__mutmut_36": "area counted without an area card too: 0 groups times 0 points",
+    **{f"companion.game.scoring.x_explain__mutmut_{n}": "another default for a card missing from the points "
+       "table: every expert area card is in it (check_cards allows no other)" for n in (39, 41, 44)},
     "companion.game.scoring.x_disjoint_groups__mutmut_55": "as mutant 23 where the groups are picked: still a "
                                                            "largest packing (where several exist, maybe another: the "
                                                            "rulebook counts groups, it picks none)",

@@ -328,3 +328,12 @@ def test_issue_11_the_tables_way_scores_and_a_pass_anywhere_else_is_refused(tmp_
     # Out of seating order at one point:
     assert bad(write(tmp_path, to_record(setup, head + [gray_1, white_12, red_13, gray, blue]))) == (
         f"action {n + 2}: blue cannot act now: it is red's turn")
+
+
+def test_a_record_written_from_a_setup_holds_each_player_as_record_md_spells_it():
+    """RECORD.md: players hold "color", "name", "area" and "neighborhood"; read back, the names are the table's."""
+    setup = replay(blue_builds_everything()).setup
+    doc = to_record(setup, [])
+    assert doc["players"] == [{"color": "blue", "name": "Ann", "area": "lakes", "neighborhood": None},
+                              {"color": "red", "name": "Ben", "area": "statues", "neighborhood": None}]
+    assert [s.name for s in replay(doc).setup.seats] == ["Ann", "Ben"]

@@ -388,3 +388,19 @@ def test_the_first_seat_starts_the_first_call_and_the_winner_the_next():
     assert (s.start, s.to_act) == (0, 0)
     s = play(s, ("blue", "C08", 3), ("gray", "C09", 7), ("red",), ("white",), ("blue",))
     assert s.last_call.player == "gray" and (s.start, s.to_act) == (1, 1)
+
+
+def test_a_player_that_is_not_a_colour_name_is_refused_with_a_sentence():
+    s = new_game(worked_example_setup())
+    e = refused(s, Pass(["blue"]), "unknown_player", "['blue'] is not playing in this game")
+    assert e.params == {"player": ["blue"]}
+
+
+def test_the_first_decision_of_a_fresh_process_finds_the_districts_in_play(monkeypatch):
+    """Nothing remembered yet (rules._IN_PLAY empty, as in a server just started): the first call's bids may go in
+    every neighborhood of the districts in play, and no other; "one of the peripheral districts is not used"."""
+    from companion.game import rules
+    monkeypatch.setattr(rules, "_IN_PLAY", {})
+    s = new_game(setup_for(("blue", "gray", "red"), removed=("west",)))
+    assert legal_actions(s, BOARD).neighborhoods == {nb for nb in BOARD.neighborhoods if not nb.startswith("W")}
+    assert legal_actions(s, BOARD).neighborhoods == BOARD.in_play({"west"})   # and again, remembered

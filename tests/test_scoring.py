@@ -1,5 +1,6 @@
 """End of game: tokens, special cards, area and neighborhood cards, highest buildings, winners."""
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -236,7 +237,7 @@ def test_three_buildings_exactly_around_a_statue_are_the_group_the_tally_names()
     assert out["scores"]["players"]["blue"]["breakdown"]["area"] == 7
 
 
-@pytest.mark.parametrize("fn", [area_group_list, family_area_hits])
+@pytest.mark.parametrize("fn", [area_group_list, area_groups, family_area_hits])
 def test_a_card_no_deck_holds_is_refused_by_its_name(fn):
     with pytest.raises(ValueError, match="^moon$"):
         fn(BOARD, "moon", {"C01"})
@@ -265,3 +266,51 @@ def test_a_tie_that_neither_points_nor_buildings_settle_is_shared():
     """"In case of a new tie, the tied players share the victory.\""""
     out = explain(position(winner_setup(), BASE, collected=TOKENS), BOARD)
     assert (out["scores"]["winners"], out["tiebreak"]) == (["white", "blue", "red"], "shared")
+
+
+def test_the_facts_behind_each_line_are_named_for_the_end_screen():
+    """The breakdown's facts: every building, the groups of the area card, the buildings of the neighborhood card's
+    kind ("2 prestige points for each building ... of the kind featured on his card") and the districts where the
+    player's building is the highest; Family: the buildings next to the card's feature."""
+    s = setup_for(("blue", "red"), mode="expert", removed=("north", "east"),
+                  cards=[("statues", "lodgings"), ("lakes", "mall")])
+    mine = {"W01": ("blue", 10), "W02": ("blue", 2), "W03": ("blue", 3), "C01": ("red", 1)}
+    out = explain(position(s, mine), BOARD)
+    blue = out["details"]["blue"]
+    kinds = sorted(nb for nb in ("W01", "W02", "W03") if BOARD.neighborhoods[nb].kind == "lodgings")
+    assert blue == {"buildings": ["W01", "W02", "W03"], "area_groups": 1, "neighborhood_buildings": kinds,
+                    "highest_districts": ["west"], "area_group_list": [["W01", "W02", "W03"]]}
+    assert out["details"]["red"]["highest_districts"] == ["center"]
+    fam = setup_for(("blue", "red"), removed=("north", "east"), cards=[("statues", None), ("lakes", None)])
+    out = explain(position(fam, mine), BOARD)
+    assert out["details"]["blue"] == {"buildings": ["W01", "W02", "W03"], "area_buildings": ["W01", "W02", "W03"]}
+
+
+@pytest.mark.parametrize("mode", ["family", "expert"])
+def test_a_player_whose_area_card_is_not_known_yet_scores_no_area(mode):
+    """The tally 'if it ended now' of a board whose secret cards are not all entered: no card, no area points."""
+    s = setup_for(("blue", "red"), mode=mode, removed=("north", "east"))
+    s = replace(s, seats=(replace(s.seats[0], area=None), s.seats[1]))
+    out = explain(position(s, {"W01": ("blue", 1), "W02": ("blue", 2), "W03": ("blue", 3)}), BOARD)
+    assert out["scores"]["players"]["blue"]["breakdown"]["area"] == 0
+    blue = out["details"]["blue"]
+    assert (blue.get("area_groups", 0), blue.get("area_group_list", []), blue.get("area_buildings", [])) == (0, [], [])
+
+
+def test_every_line_of_the_tally_is_a_whole_number():
+    """RECORD.md's scores are integers: a subway token is 1 point, a site token -1, never 1.0."""
+    out = scored(winner_setup(), BASE, collected={"white": (1, 3, 2), "blue": (0, 0, 0), "red": (0, 0, 0)},
+                 subway_card="white", archaeological_card="white")
+    white = out["players"]["white"]
+    assert white["breakdown"]["subway"] == 3 and white["breakdown"]["archaeological"] == -2
+    assert all(type(v) is int for p in out["players"].values() for v in [p["total"], *p["breakdown"].values()])
+
+
+def test_two_tied_on_points_are_parted_by_their_buildings_and_one_alone_wins_on_points():
+    """"In case of tie, the tied player who has constructed the most buildings wins.\""""
+    two_tied = dict(BASE, C15=("blue", 3))                              # blue 6 and 3 buildings, white 6 and 2
+    out = explain(position(winner_setup(), two_tied, collected={**TOKENS, "red": (0, 0, 0)}), BOARD)
+    assert [out["scores"]["players"][c]["total"] for c in ("white", "blue", "red")] == [6, 6, 0]
+    assert (out["scores"]["winners"], out["tiebreak"]) == (["blue"], "buildings")
+    out = explain(position(winner_setup(), BASE, collected=TOKENS, subway_card="blue"), BOARD)
+    assert (out["scores"]["winners"], out["tiebreak"]) == (["blue"], "points")
