@@ -3,7 +3,12 @@
 behaviour nobody would be told about if it broke. Prints the share killed of the mutants that change behaviour.
 
     .venv/bin/python benchmarks/bench_mutations.py [--children N]   # mutmut run (niced), then the figures
+    .venv/bin/python benchmarks/bench_mutations.py 'companion.game.rules*'   # only these mutants, run again
     .venv/bin/python benchmarks/bench_mutations.py --report          # the figures of the last run only
+
+A run stopped part way goes on where it stopped when started again (results live in mutants/; delete it for a
+fresh run); the report says when some mutants have no result yet. mutmut's timeout is wall time, so on shared
+cores a low timeout_multiplier counts slow survivors as killed: [tool.mutmut] sets 10 (20x the tests' time).
 
 What is mutated and which tests run: [tool.mutmut] in pyproject.toml. mutmut 3 mutates function bodies only, so
 limits.py's numbers and codes.py's constants are not among the mutants: tests/test_codes.py writes those values
@@ -141,6 +146,10 @@ def main() -> int:
     if unrun:
         print(f"NOT A FULL RUN: {unrun} mutants have no result yet (run again: it goes on where it stopped)")
     print(f"killed: {killed} of {len(considered)} non-equivalent mutants = {100 * killed / len(considered):.1f}%")
+    tried = [s for s in found.values() if s not in ("skipped", "not checked")]
+    raw = sum(s in caught for s in tried)
+    print(f"(every mutant, the equivalent ones as survivors: {raw} of {len(tried)} = {100 * raw / len(tried):.1f}%; "
+          f"timeouts count as killed: {sum(s == 'timeout' for s in tried)})")
     survivors = sorted(n for n, s in considered.items() if s not in caught)
     print(f"survivors ({len(survivors)}): `.venv/bin/mutmut show NAME` shows each")
     for name in survivors:
