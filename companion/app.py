@@ -36,9 +36,9 @@ DEFAULTS = {
     "WRITE_RATE_LIMIT": limits.WRITE_RATE_LIMIT,
     "LOBBY_LIMIT": limits.LOBBY_LIMIT,
     "MAX_CONTENT_LENGTH": limits.MAX_BODY,
-    "HOST_AWAY": 120.0,          # seconds the host's (or a seat's) device must be offline before the table may
+    "HOST_AWAY": limits.HOST_AWAY, # seconds the host's (or a seat's) device must be offline before the table may
                                  # hand the role (or the seat) on
-    "SEAT_MOVE_WAIT": 30.0,      # seconds every screen announces a seat moving to a new phone before it moves
+    "SEAT_MOVE_WAIT": limits.SEAT_MOVE_WAIT,   # seconds every screen announces a seat moving to a new phone before it moves
     "BOT_DELAY": 2.0,            # seconds the Pi's LED shows its turn before it acts (a pause the table can see)
     "BOT_PROCESS": True,         # the Pi thinks in a process of its own (False: on a thread of the server's)
 }

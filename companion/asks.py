@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from companion.codes import Code
-from companion.limits import ASK_MAX_WAIT, ASK_WAIT, FORGET
+from companion.limits import ASK_MAX_WAIT, ASK_WAIT, FORGET, KEYS_KEPT
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Turndowns:
     def cancelled(self, keys: Iterable[str]) -> None:
         now = time.monotonic()
         with self._lock:
-            if len(self._keys) > 4096:
+            if len(self._keys) > KEYS_KEPT:
                 self._keys = {k: v for k, v in self._keys.items() if v[1] > now or now - v[2] < FORGET}
             for k in keys:
                 n, _, last = self._keys.get(k, (0, now, now))

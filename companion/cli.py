@@ -7,6 +7,7 @@ import sys
 
 from companion.game.record import RecordError, replay
 from companion.game.scoring import score
+from companion.limits import HTTP_THREADS
 
 
 def cmd_score(args) -> int:
@@ -116,7 +117,7 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--port", type=int, default=8000)
     v.add_argument("--db", default=None, help="SQLite file (default: companion.sqlite3 in the working directory)")
     v.add_argument("--url", default=None, help="the join URL to print and encode, overriding the LAN address")
-    v.add_argument("--threads", type=int, default=32)
+    v.add_argument("--threads", type=int, default=HTTP_THREADS)
     v.set_defaults(func=cmd_serve)
     return p
 

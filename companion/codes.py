@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from companion.limits import FORGET, FREE_TRIES, MAX_WAIT
+from companion.limits import FORGET, FREE_TRIES, KEYS_KEPT, MAX_WAIT
 
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"   # 31 symbols: I, L, O, 0 and 1 left out
 GAME_LENGTH = 5                                 # 31^5: 28 million game codes
@@ -67,7 +67,7 @@ class Guesses:
     def wrong(self, keys: Iterable[str]) -> None:
         now = time.monotonic()
         with self._lock:
-            if len(self._keys) > 4096:
+            if len(self._keys) > KEYS_KEPT:
                 # Fresh cookies make new keys: forget those quiet for FORGET (one still waiting was wrong at most
                 # MAX_WAIT ago, so it stays).
                 self._keys = {k: v for k, v in self._keys.items() if now - v[2] < FORGET}

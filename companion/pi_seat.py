@@ -1,4 +1,5 @@
-"""Seats the Pi plays: taken in the lobby, dealt by the app, thought over off the request path, acted through table.py.
+"""Seats the Pi plays: taken in the lobby, dealt by the app, thought over off the request path, acted on through
+the table (companion/table/pi_seats.py).
 
 A Pi seat is held by the device "pi:<level>" (a phone's device id is 32 hex digits, never that), so every rule about
 held seats (start, claims, LEDs) holds for it unchanged; this module adds what only the Pi's seats need.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Optional
 
-from companion import players, views
+from companion import players
 from companion.game.errors import RuleError
 from companion.game.rules import apply, legal_actions
 from companion.game.setup import area_deck
@@ -43,6 +44,11 @@ def level_of(device: Optional[str]) -> Optional[str]:
 def name_for(level: str) -> str:
     """How the history, the standings and BG Stats name it (pages say it in their own language from `pi`)."""
     return f"the Pi ({level})"
+
+
+def level_named(name: Optional[str]) -> Optional[str]:
+    """The level a stored name stands for ("the Pi (strong)"), so the history's pages say it in their language."""
+    return next((level for level in players.PI_LEVELS if name == name_for(level)), None)
 
 
 def pi_seats(game) -> dict[str, str]:
@@ -80,84 +86,6 @@ def with_pi(record: dict, game) -> dict:
     if seats:
         record["pi"] = dict(sorted(seats.items()))
     return record
-
-
-def _refused(status: int, key: str, **params) -> Exception:
-    from companion.table import Refused   # table.py mixes these classes in: imported when first needed
-    return Refused(status, key, **params)
-
-
-class PiEvents:
-    """Game's event method for a seat given to the Pi or taken back from it (mixed into table.Game)."""
-
-    def on_pi(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        color, level = body["color"], body.get("level")
-        self.cards.pop(color, None)
-        self.newcomers.discard(color)
-        if level:
-            self.devices[color] = device_for(level)
-            self.names[color] = name_for(level)
-        else:
-            self.devices.pop(color, None)
-            self.names.pop(color, None)
-        self._clashed(body)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
-
-
-class PiRequests:
-    """Table's requests for the Pi's seats: the host gives a free colour to the Pi or takes it back, in the lobby."""
-
-    def seat_pi(self, gid: str, color: str, level: str, device: str) -> str:
-        game = self.get(gid)
-        with game.lock:
-            self._host_only(game, device)
-            self._lobby_only(game)
-            if color not in game.colors:
-                raise _refused(404, "no_seat", color=color)
-            if level not in players.PI_LEVELS:
-                raise _refused(400, "pi_level", levels=", ".join(players.PI_LEVELS))
-            holder = game.devices.get(color)
-            if holder is not None and level_of(holder) is None:
-                raise _refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
-            if game.cards_locked:
-                raise _refused(409, "cards_locked")
-            if holder is None and len(people(game)) <= 1:
-                raise _refused(409, "pi_last_person")
-            body = {"color": color, "level": level}
-            if game.deal == "physical":
-                # The people's entries may all be in once this seat is the Pi's: checked together now, as the
-                # last entry would have been (table.enter_cards).
-                body.update(self._deal_check(game, game.cards, [c for c in people(game) if c != color]))
-            text = self._commit(game, "pi", body, device)
-            self.pi.warm()
-            return text
-
-    def free_pi(self, gid: str, color: str, device: str) -> str:
-        game = self.get(gid)
-        with game.lock:
-            self._host_only(game, device)
-            self._lobby_only(game)
-            if level_of(game.devices.get(color)) is None:
-                raise _refused(409, "not_pi_seat", color=color)
-            if game.cards_locked:
-                raise _refused(409, "cards_locked")   # as release: a seat freed must not reopen the deal for a guess
-            return self._commit(game, "pi", {"color": color, "level": None}, device)
-
-    def _person_seat(self, game, color: str) -> None:
-        """Moving a seat, handing it the host role, passing for it: a person's seat only."""
-        if level_of(game.devices.get(color)) is not None:
-            raise _refused(409, "pi_plays", color=color)
-
-    def pi_act(self, gid: str, seq: int, color: str, action: Action) -> None:
-        """The Pi's decision, through the one path, if the game is still where the Pi saw it (else dropped)."""
-        game = self.games.get(gid)
-        if game is None:
-            return
-        with game.lock:
-            st = game.state
-            if (game.seq != seq or game.phase != "playing" or st.to_act_color != color or action.player != color
-                    or level_of(game.devices.get(color)) is None):
-                return
-            self._act(game, action, game.devices[color])
 
 
 @dataclass
@@ -230,7 +158,7 @@ class PiThinker:
         if level is None:
             return
         self._start()
-        self.jobs.put(_Job(game.id, game.seq, color, level, views.seat_state(game, color),
+        self.jobs.put(_Job(game.id, game.seq, color, level, self.table.seat_state(game, color),
                            time.monotonic() + self.delay))
 
     def _start(self) -> None:

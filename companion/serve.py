@@ -72,14 +72,13 @@ def serve(args) -> int:
     server = Server(listener, app, threads=args.threads, knows=device_knower(app), max_connections=budget)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: server.stop())
-    _announce(args.host, args.port, override)
     # Nothing old is read on the way to the first answer; after a clean stop the whole file is read
     # once the server answers (after an unclean one it was read at open, before anything else).
     store = app.extensions["table"].store
     later = threading.Timer(2.0, store.check)
     later.daemon = True
     later.start()
-    server.serve_forever()
+    server.serve_forever(ready=lambda: _after_first_answer(args.host, args.port, override))
     later.cancel()
     # the LEDs go dark when the service stops (seen in the emulated Pi: the last bidder's pin stayed high)
     app.extensions["leds"].close()
@@ -99,14 +98,7 @@ def device_knower(app):
         cookie = parse_cookie(environ.get("HTTP_COOKIE", "")).get("device")
         if not cookie:
             return False
-        device = device_id(cookie)
-        if device in table.displays:
-            return True
-        try:
-            games = list(table.games.values())
-        except RuntimeError:   # a game was added meanwhile: ask again at the next request
-            return False
-        return any(device == game.host or device in game.devices.values() for game in games)
+        return table.holds_seat(device_id(cookie))
 
     return knows
 
@@ -121,6 +113,16 @@ def _more_files() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
     except (ImportError, ValueError, OSError):
         pass
+
+
+def _after_first_answer(host: str, port: int, override: Optional[str]) -> None:
+    """What a start can leave until the first answer is out: the table's screen waits for that answer; a person
+    reading the journal does not wait for the join URL and QR code (20 ms, qrcode's import half of it), and the
+    first live socket, a moment later, finds wsproto imported (13 ms)."""
+    from companion.live.wsloop import wsproto
+
+    _announce(host, port, override)
+    wsproto()
 
 
 def _announce(host: str, port: int, override: Optional[str]) -> None:

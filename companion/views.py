@@ -17,13 +17,25 @@ from companion import pi_seat
 
 def public(game) -> dict:
     """What the whole table may see; rebuilt once per change."""
-    storage = game.storage()
+    storage = game.session.storage()
     if game._public and game._public[0] == game.rev and game._public[1]["storage"] == storage:
         return game._public[1]
     st = game.state
-    claims = [c for c, code in game.host_claims.items() if not code.expired]
-    asks = [a for a in game.asks if a.open]
-    view: dict[str, Any] = {
+    view = _table(game, st, storage)
+    view["players"] = [_player(game, st, i, color) for i, color in enumerate(game.colors)]
+    if st:
+        _play(game, st, view)
+    if game.board is not None:
+        _board(game, view)
+    game._public = (game.rev, view)
+    return view
+
+
+def _table(game, st: Optional[State], storage) -> dict[str, Any]:
+    """The game's public fields before any seat's: phase, whose turn, the host role, asks, notices, the log."""
+    claims = [c for c, code in game.session.host_claims.items() if not code.expired]
+    asks = [a for a in game.session.asks if a.open]
+    return {
         "id": game.id,
         "seq": game.seq,
         "phase": game.phase,
@@ -43,16 +55,16 @@ def public(game) -> dict:
         "last_call": None,
         "actions": len(game.actions),
         "host_color": game.seat_of(game.host),
-        "host_away": game.phase in ("lobby", "playing") and game.host_gone(),
+        "host_away": game.phase in ("lobby", "playing") and game.session.host_gone(),
         # Players asking for the role of a host long gone, oldest first (each types its own code).
         "host_claims": claims,
         "host_claim": {"color": claims[0]} if claims else None,
         # A seat moving to a new phone with the table's confirmation: every screen says so while it may be
         # cancelled; before that, every ask for a gone seat by its number (its code is on the Pi's screen only).
-        "seat_move": ({"color": game.rescue["color"], "stage": "moving"} if game.rescue else
+        "seat_move": ({"color": game.session.rescue["color"], "stage": "moving"} if game.session.rescue else
                       {"color": asks[0].color, "stage": "code"} if asks else None),
         "seat_asks": [{"color": a.color, "ask": a.number} for a in asks],
-        "offline": [c for c in game.offline if c in game.devices],
+        "offline": [c for c in game.session.offline if c in game.devices],
         "notice": game.notice,
         # The storage failed (read-only, full, an acknowledged action lost): the same notice every page shows.
         "storage": storage,
@@ -63,55 +75,57 @@ def public(game) -> dict:
         "log": list(game.recent),
         "call_over": None,
         "undone": game.undone,
-        "show_skipped": game.show_skipped,       # the host skipped the table screen's reveal of the tally
+        "show_skipped": game.session.show_skipped,       # the host skipped the table screen's reveal of the tally
     }
-    for i, color in enumerate(game.colors):
-        p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
-             "online": color in game.devices and color not in game.offline,
-             "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
-             "buildings": 0}
-        if color in game.offline and st and not game.abandoned and game.away(game.devices.get(color)):
-            p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
-        level = pi_seat.level_of(game.devices.get(color))
-        if level:
-            p["pi"] = level           # the Pi plays this seat (its cards are dealt by the app, seen by nobody)
-        elif game.deal == "physical" and not st:
-            p["cards_entered"] = color in game.cards
-        if st:
-            p["values"] = list(st.hands[i])
-            t, s, a = st.collected[i]
-            p["tokens"] = {"trendy": t, "subway": s, "archaeological": a}
-            p["buildings"] = st.built_count[i]
-        view["players"].append(p)
+
+
+def _player(game, st: Optional[State], i: int, color: str) -> dict[str, Any]:
+    """One seat as the whole table sees it: name, presence, values left, tokens, buildings; never its cards."""
+    p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
+         "online": color in game.devices and color not in game.session.offline,
+         "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
+         "buildings": 0}
+    if color in game.session.offline and st and not game.abandoned and game.session.away(game.devices.get(color)):
+        p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
+    level = pi_seat.level_of(game.devices.get(color))
+    if level:
+        p["pi"] = level           # the Pi plays this seat (its cards are dealt by the app, seen by nobody)
+    elif game.deal == "physical" and not st:
+        p["cards_entered"] = color in game.cards
     if st:
-        view["call"] = [{"neighborhood": b.neighborhood, "color": b.player, "value": b.value} for b in st.call]
-        view["built"] = {nb: {"color": b.player, "value": b.value} for nb, b in st.built.items()}
-        view["subway_card"] = None if st.subway_card is None else st.colors[st.subway_card]
-        view["archaeological_card"] = None if st.archaeological_card is None else st.colors[st.archaeological_card]
-        view["could_outbid"] = list(could_outbid(st))
-        view["passed"] = [st.colors[i] for i in sorted(st.passed)]
-        # After an undo the undo's own notice is the card: undoing a call's opening bid must not bring back
-        # the card of the call before it. An abandoned game has no next call to prepare: no card.
-        if not st.call and game.recent and "ended" in game.recent[-1] and not game.undone and not game.abandoned:
-            view["call_over"] = dict(game.recent[-1]["ended"], seq=game.seq, to_act=st.to_act_color)
-        if st.last_call:
-            lc = st.last_call
-            view["last_call"] = {"color": lc.player, "neighborhood": lc.neighborhood, "value": lc.value,
-                                 "token": lc.token, "subway_card": lc.subway_card,
-                                 "archaeological_card": lc.archaeological_card}
-        # Projected or final scores hold the secret cards' points: only shown once the game is over.
-        if st.finished:
-            ex = explain(st)
-            view["scores"] = ex["scores"]
-            view["details"] = ex["details"]
-            view["highest"] = ex["highest"]
-            view["tiebreak"] = ex["tiebreak"]
-            view["revealed"] = {s.color: {"area": s.area, "neighborhood": s.neighborhood}
-                                for s in st.setup.seats}
-    if game.board is not None:
-        _board(game, view)
-    game._public = (game.rev, view)
-    return view
+        p["values"] = list(st.hands[i])
+        t, s, a = st.collected[i]
+        p["tokens"] = {"trendy": t, "subway": s, "archaeological": a}
+        p["buildings"] = st.built_count[i]
+    return p
+
+
+def _play(game, st: State, view: dict) -> None:
+    """The board in play: the call, what is built, the cards' holders, the last call; scores once it is over."""
+    view["call"] = [{"neighborhood": b.neighborhood, "color": b.player, "value": b.value} for b in st.call]
+    view["built"] = {nb: {"color": b.player, "value": b.value} for nb, b in st.built.items()}
+    view["subway_card"] = None if st.subway_card is None else st.colors[st.subway_card]
+    view["archaeological_card"] = None if st.archaeological_card is None else st.colors[st.archaeological_card]
+    view["could_outbid"] = list(could_outbid(st))
+    view["passed"] = [st.colors[i] for i in sorted(st.passed)]
+    # After an undo the undo's own notice is the card: undoing a call's opening bid must not bring back
+    # the card of the call before it. An abandoned game has no next call to prepare: no card.
+    if not st.call and game.recent and "ended" in game.recent[-1] and not game.undone and not game.abandoned:
+        view["call_over"] = dict(game.recent[-1]["ended"], seq=game.seq, to_act=st.to_act_color)
+    if st.last_call:
+        lc = st.last_call
+        view["last_call"] = {"color": lc.player, "neighborhood": lc.neighborhood, "value": lc.value,
+                             "token": lc.token, "subway_card": lc.subway_card,
+                             "archaeological_card": lc.archaeological_card}
+    # Projected or final scores hold the secret cards' points: only shown once the game is over.
+    if st.finished:
+        ex = explain(st)
+        view["scores"] = ex["scores"]
+        view["details"] = ex["details"]
+        view["highest"] = ex["highest"]
+        view["tiebreak"] = ex["tiebreak"]
+        view["revealed"] = {s.color: {"area": s.area, "neighborhood": s.neighborhood}
+                            for s in st.setup.seats}
 
 
 def _board(game, view: dict) -> None:
@@ -178,12 +192,15 @@ def _public_json(game) -> str:
 def _host_wait(game) -> Optional[int]:
     """Public, but counted at each send (never cached with the public view): seconds until a player may claim
     the role of a host whose phone is gone; None while the host's phone is here."""
-    wait = game.host_wait() if game.phase in ("lobby", "playing") else None
+    wait = game.session.host_wait() if game.phase in ("lobby", "playing") else None
     return None if wait is None else math.ceil(wait)
 
 
-# json.dumps(value, separators=(",", ":")) without building an encoder per call (encode() is reentrant).
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+# json.dumps(value, separators=(",", ":")) without building an encoder per call (encode() is reentrant), and
+# without its check for circular references: a view is a tree made afresh here (a cycle would be a bug and still
+# fail, as RecursionError), and the check's bookkeeping of every dict and list is part of the encoder's cost,
+# itself a fifth of a bid's instructions (benchmarks/callgrind_bid.py).
+_dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _private_json(mine: dict) -> str:
@@ -210,30 +227,30 @@ def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
     """What only this device may see: host or not, its seat and cards, its legal moves (`host_wait`: the
     _host_wait() of this moment, when it was counted once for every device)."""
     view: dict[str, Any] = {"host": game.can_host(device),
-                            "table_display": device in game.displays or device in game.kiosks}
-    kiosk = device is not None and device in game.kiosks
+                            "table_display": device in game.session.displays or device in game.session.kiosks}
+    kiosk = device is not None and device in game.session.kiosks
     view["host_wait"] = _host_wait(game) if host_wait is _UNSET else host_wait
     color = game.seat_of(device)
     # Codes this device asked for (a seat's move code, shown on its own screen only).
-    mine = {c: code.value for c, code in game.codes.items()
+    mine = {c: code.value for c, code in game.session.codes.items()
             if device is not None and code.issuer == device and not code.expired}
     if mine:
         view["move_codes"] = mine
     # Codes that confirm with the whole table watching: on the Pi's own screen only (never a claimed display).
     if kiosk:
-        claims = {c: code.value for c, code in game.host_claims.items() if not code.expired}
+        claims = {c: code.value for c, code in game.session.host_claims.items() if not code.expired}
         if claims:
             view["host_claim_codes"] = claims
             view["host_claim_code"] = next(iter(claims.values()))   # the oldest claim's
         asks = [{"color": a.color, "ask": a.number, "code": a.code.value, "played": a.played}
-                for a in game.asks if a.open]
+                for a in game.session.asks if a.open]
         if asks:
             view["seat_move_codes"] = asks
             view["seat_move_code"] = {"color": asks[0]["color"], "code": asks[0]["code"]}   # the oldest ask's
-    r = game.rescue
+    r = game.session.rescue
     if r and device is not None and r["device"] == device:
         view["seat_move_mine"] = r["color"]
-    ask = next((a for a in game.asks if device is not None and a.device == device and a.open), None)
+    ask = next((a for a in game.session.asks if device is not None and a.device == device and a.open), None)
     if ask is not None:
         view["seat_move_mine"] = ask.color
         view["seat_move_ask"] = ask.number   # the number the Pi's screen lists this device's code under
@@ -278,5 +295,17 @@ def history_row(entry: dict) -> dict:
     links its record (every card): fine only because an abandoned game can never resume.
     """
     row = {k: entry[k] for k in HISTORY_FIELDS}
-    row["players"] = [{k: p[k] for k in HISTORY_PLAYER} for p in entry["players"]]
+    row["players"] = [_pi_marked({k: p[k] for k in HISTORY_PLAYER}) for p in entry["players"]]
+    return row
+
+
+def standings(found: dict) -> dict:
+    """The standings as sent: a row of the Pi's marked with its level, which every page names in its language."""
+    return {mode: [_pi_marked(dict(r)) for r in rows] for mode, rows in found.items()}
+
+
+def _pi_marked(row: dict) -> dict:
+    level = pi_seat.level_named(row.get("name"))
+    if level:
+        row["pi"] = level
     return row

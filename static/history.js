@@ -27,13 +27,13 @@
       var line = el("div", "seatline" + (p.winner ? " won" : ""));
       line.appendChild(el("span", "rk", over ? p.rank + "." : ""));
       line.appendChild(M.chip(p.color));
-      line.appendChild(el("span", "nm", p.name + (p.winner ? " ★" : "")));
+      line.appendChild(el("span", "nm", M.nameOf(p) + (p.winner ? " ★" : "")));
       if (over) line.appendChild(el("span", "pts", p.score));   // an abandoned game's points so far say nothing
       seats.appendChild(line);
     });
     li.appendChild(seats);
     if (e.status === "finished") {
-      var names = e.players.filter(function (p) { return p.winner; }).map(function (p) { return p.name; }).join(", ");
+      var names = e.players.filter(function (p) { return p.winner; }).map(M.nameOf).join(", ");
       li.appendChild(el("p", "hint", tr(e.winners.length > 1 ? "winners_shared" : "winner", { players: names }) + " · " +
         tr("tiebreak_" + (e.tiebreak || "points"))));
     }
@@ -100,7 +100,7 @@
     rows.forEach(function (r) {
       var tr_ = el("tr");
       tr_.setAttribute("data-key", r.key);
-      var nm = el("td", "nm", r.name);
+      var nm = el("td", "nm", M.nameOf(r));
       var other = r.spellings.filter(function (s) { return s !== r.name; });
       if (other.length) nm.appendChild(el("span", "sp", "= " + other.join(", ")));
       tr_.appendChild(nm);

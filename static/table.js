@@ -324,7 +324,7 @@
     body.textContent = "";
     standings.all.forEach(function (r) {
       var row = el("tr");
-      row.appendChild(el("td", "pname", r.name));
+      row.appendChild(el("td", "pname", M.nameOf(r)));
       [r.played, r.wins, r.average.toFixed(1), r.best].forEach(function (v) { row.appendChild(el("td", "num", v)); });
       body.appendChild(row);
     });

@@ -171,7 +171,7 @@ def build(state: State, color: str, nb: str, value: Optional[int] = None) -> tup
         act(Bid(color, nb, value or mine[0]))
     else:
         opener = next(n for n in sorted(BOARD.neighborhoods[nb].neighbors)
-                      if n not in state.built and BOARD.district_of(n) not in state.setup.removed_districts)
+                      if n not in state.built and BOARD.neighborhoods[n].district not in state.setup.removed_districts)
         v = value or mine[-1]
         low = state.hands[state.seat(start)][0]
         assert low < v, "the opener needs a lower building than the builder's"

@@ -19,7 +19,7 @@ from games import random_game, random_setup
 
 
 def game_log(setup: Setup, actions, names: dict, rng: random.Random, undos: float = 0.02) -> list[tuple]:
-    """The events (kind, body, device) of a game: what `table.py` appends for it."""
+    """The events (kind, body, device) of a game: what the table (companion/table/) appends for it."""
     colors = list(setup.colors)
     devices = {c: device_id(f"device-{c}-{rng.random()}-cookie-long") for c in colors}
     host = devices[colors[0]]

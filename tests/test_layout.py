@@ -18,9 +18,13 @@ ALLOWED = {
     "live": {"live", "limits", "wsproto", "h11"},
     "pi": {"pi", "game", "gpiozero"},
     "lang": {"lang", "game", "babel"},
-    "web": {"web", "table", "views", "lang", "game", "limits", "names", "store", "live", "pi", "flask", "werkzeug",
-            "qrcode"},
+    "web": {"web", "table", "views", "lang", "game", "limits", "names", "store", "live", "pi", "errors", "flask",
+            "werkzeug", "qrcode"},
+    "table": {"table", "game", "store", "live", "views", "codes", "asks", "errors", "limits", "names", "pi_seat",
+              "players"},
+    "errors": set(),
 }
+MOST_LINES = {"class": 400, "function": 60}   # a room of a livable size: read at once, changed without fear
 
 
 def modules():
@@ -96,3 +100,80 @@ def test_the_map_generator_ships_outside_the_package():
     functions = {n.name for n in ast.walk(loader) if isinstance(n, ast.FunctionDef)}
     assert functions == {"drawn_file", "shipped"}
     assert (ROOT / "tools" / "boardmap.py").is_file()
+
+
+def companion_imports(tree, path: Path) -> set[str]:
+    """The companion modules a file imports (a package's submodule named in `from package import x` included)."""
+    out = set()
+    for module, names in imported(tree):
+        if module.startswith("."):
+            continue
+        if module == "companion" or module.startswith("companion."):
+            out.add(module)
+            out |= {f"{module}.{n}" for n in names if (PACKAGE.parent / module.replace(".", "/") / f"{n}.py").exists()}
+    return out
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def test_no_circle_of_imports():
+    """A module never imports, through others, the module that imports it: each layer stands on the one below."""
+    graph = {module_name(path): companion_imports(tree, path) - {module_name(path)} for path, _, tree in modules()}
+    # A package's face hands its submodules on: importing it is importing what its __init__ imports.
+    circles = []
+    for start in graph:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            here, route = stack.pop()
+            for there in graph.get(here, ()):
+                if there == start and len(route) > 1:
+                    circles.append(" -> ".join(route + [there]))
+                elif there not in seen and there in graph and not there.startswith(start + ".") \
+                        and not start.startswith(there + "."):
+                    seen.add(there)
+                    stack.append((there, route + [there]))
+    assert circles == []
+
+
+def test_blueprints_import_no_other_blueprint():
+    """What two blueprints share (page context, a view's response) lives in web/render.py, not in a blueprint."""
+    blueprints = {module_name(path) for path, room, tree in modules() if room == "web" and any(
+        isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Blueprint" for n in ast.walk(tree))}
+    assert {"companion.web.api", "companion.web.pages", "companion.web.history", "companion.web.board"} <= blueprints
+    wrong = [f"{module_name(path)} imports {m}" for path, room, tree in modules() if module_name(path) in blueprints
+             for m in companion_imports(tree, path) if m in blueprints]
+    assert wrong == []
+
+
+def test_every_write_to_the_log_goes_through_the_table():
+    """Only companion/table/ (and the store itself) appends, writes, saves a layout or merges names."""
+    writes = {"append", "write", "save_layout", "merge_names", "record_play", "forget_play"}
+    wrong = []
+    for path, room, tree in modules():
+        if room in ("table", "store"):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in writes):
+                continue
+            owner = ast.unparse(node.func.value)
+            if owner == "history" or owner.endswith("store"):
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)[:60]}")
+    assert wrong == []
+
+
+def test_rooms_of_a_livable_size():
+    """No class over 400 lines and no function over 60 in companion/: the Table is split by concern."""
+    wrong = []
+    for path, _, tree in modules():
+        for node in ast.walk(tree):
+            kind = ("class" if isinstance(node, ast.ClassDef) else
+                    "function" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None)
+            if kind and node.end_lineno - node.lineno + 1 > MOST_LINES[kind]:
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {kind} {node.name}, "
+                             f"{node.end_lineno - node.lineno + 1} lines")
+    assert wrong == []
+

@@ -12,7 +12,7 @@ import pytest
 from gpiozero import LED, Device
 
 from companion.pi import leds as leds_mod
-from companion.pi.leds import DEFAULT_PINS, Leds, NoLeds, leds_from_env, make_leds, parse_pins, plan
+from companion.pi.leds import DEFAULT_PINS, Leds, NoLeds, make_leds, parse_pins, plan
 from pin_history import RecordingFactory, flips, mark, share, shown, turned_on
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
@@ -420,10 +420,9 @@ def test_a_pin_already_in_use_turns_leds_off_and_releases_the_others(factory):
         busy.close()
 
 
-def test_leds_from_env_reads_pins_and_active_low(monkeypatch, factory):
-    env = {"COMPANION_LED_PINS": "white=5", "COMPANION_LED_ACTIVE_HIGH": "0"}
+def test_make_leds_reads_pins_and_active_low(monkeypatch, factory):
     monkeypatch.delenv("COMPANION_LEDS", raising=False)
-    leds = leds_from_env(env, pin_factory=factory, log=pytest.fail)
+    leds = make_leds("white=5", False, factory, pytest.fail)
     try:
         assert leds.status()["pins"] == {"white": 5} and leds.status()["active_high"] is False
         leds.show("playing", ["white"], "white", [])

@@ -175,3 +175,30 @@ def test_every_standings_column_is_on_a_320_px_screen(old_server, devices):
         .map(th => th.textContent);
     }""")
     assert cut == [] and d.page.evaluate("() => document.documentElement.scrollWidth") <= 320
+
+
+def test_the_pis_seats_are_named_in_the_pages_language_in_the_history_and_standings(tmp_path, devices):
+    """The log keeps a Pi seat's name as "the Pi (strong)"; a German page says "der Pi (stark)", everywhere."""
+    from server_helpers import LiveServer
+
+    db = tmp_path / "pi.sqlite3"
+    write_games(str(db), 6, seed=11, names=("the Pi (strong)", "the Pi (easy)", "Anna", "Ben"))
+    s = LiveServer(db, env={"COMPANION_RATE_LIMIT": "1000"})
+    s.start()
+    try:
+        d = devices(s, lang="de")
+        sized(d, "390")
+        d.goto("/history")
+        d.page.wait_for_selector("#games li.game")
+        d.page.wait_for_selector("#standings table")
+        text = d.page.inner_text("body")
+        assert "der Pi (stark)" in text and "der Pi (leicht)" in text
+        assert "the Pi (" not in text
+        d.shot("history-pi-de-390")
+        t = devices(s, lang="fr", table=True)
+        sized(t, "1280")
+        t.goto("/history")
+        t.page.wait_for_selector("#standings table")
+        assert "the Pi (" not in t.page.inner_text("body")
+    finally:
+        s.kill()

@@ -161,7 +161,7 @@ def test_hostile_layouts_names_and_tokens_stay_text_on_every_page(hostile, devic
         const out = [...document.querySelectorAll('#removed input:checked')].map(i => i.value);
         const want = Object.keys(n).filter(nb => !out.includes(n[nb])).length;
         return document.querySelectorAll('#map [data-token-of]').length === want; }""",
-        arg={nb: load_board().district_of(nb) for nb in legal})
+        arg={nb: load_board().neighborhoods[nb].district for nb in legal})
     w.clean()
 
     # -- a phone and the table display on the planted lobby game: hostile tokens and names --

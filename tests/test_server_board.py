@@ -1,5 +1,5 @@
 """Score a finished board through the real server (issue 19 item 1): several phones enter one board at once, each
-entry goes through table.py's one path into the log, secrets stay on their own phone until the tally, the tally is
+entry goes through the table's one path into the log, secrets stay on their own phone until the tally, the tally is
 the rules core's, saved to the history marked "scored from the board", and every bad entry changes nothing."""
 from __future__ import annotations
 

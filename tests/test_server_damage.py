@@ -7,6 +7,7 @@ import random
 import shutil
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -245,5 +246,88 @@ def test_a_full_disk_is_said_as_such_and_nothing_acknowledged_is_lost(tmp_path, 
         assert events[-1][1] == acked[-1] and set(acked) <= {e[1] for e in events}
         assert phones["blue"].view(gid)["seq"] == acked[-1]     # every acknowledged action is there after a restart
         print(f"{len(acked)} actions acknowledged around a full disk; the refusal was 507 disk_full")
+    finally:
+        server.kill()
+
+
+def test_a_full_disk_met_by_a_write_beside_the_games_is_said_on_every_screen(tmp_path, small_disk):
+    """A layout saved on a full disk is refused to its phone, and every game's screens are told, as for a bid."""
+    server = LiveServer(small_disk / "companion.sqlite3", env=FAST)
+    server.log = tmp_path / "server.log"
+    server.start()
+    try:
+        colors = ["blue", "red"]
+        phones = {c: Phone(server) for c in colors}
+        gid = create_game(phones["blue"], colors)
+        layout = phones["blue"].view(gid)["tokens"]   # the lobby's layout: a whole one, as a host saves it
+        seat_and_start(gid, phones["blue"], phones)
+        sockets = {c: p.ws(gid) for c, p in phones.items()}
+        seq = phones["blue"].view(gid)["seq"]
+        for s in sockets.values():
+            s.wait_seq(seq)
+        filler = small_disk / "filler"
+        with open(filler, "wb", buffering=0) as f:
+            for size in (65536, 4096, 512, 1):
+                try:
+                    while f.write(b"\0" * size):
+                        pass
+                except OSError:
+                    pass
+        for i in range(50):   # the WAL may still take a page or two: until a save is refused
+            r = phones["red"].post("/api/layouts", {"name": f"Full {i}", "tokens": layout})
+            if r.status != 201:
+                break
+        assert r.status == 507 and r.json["code"] == "disk_full_change", r
+        for color, s in sockets.items():
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and (s.last or {}).get("storage") is None:
+                time.sleep(0.05)
+            assert ((s.last or {}).get("storage") or {}).get("key") == "storage_full", color
+        filler.unlink()
+        r = phones["red"].post("/api/layouts", {"name": "Room again", "tokens": layout})
+        assert r.status == 201, r
+        for color, s in sockets.items():
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and s.last.get("storage") is not None:
+                time.sleep(0.05)
+            assert s.last["storage"] is None, color   # room again: every screen's notice goes
+    finally:
+        server.kill()
+
+
+def test_a_bid_refused_for_a_full_disk_is_never_named_lost_after_a_crash(tmp_path, small_disk):
+    """The note of the last acknowledged action is written beside the log's COMMIT; a COMMIT the disk refuses puts
+    it back, so a crash then names no lost action (the refused bid was never acknowledged)."""
+    server = LiveServer(small_disk / "companion.sqlite3", env=FAST)
+    server.log = tmp_path / "server.log"
+    server.start()
+    try:
+        colors = ["blue", "red"]
+        phones = {c: Phone(server) for c in colors}
+        gid = create_game(phones["blue"], colors)
+        seat_and_start(gid, phones["blue"], phones)
+        filler = small_disk / "filler"
+        with open(filler, "wb", buffering=0) as f:
+            for size in (65536, 4096, 512, 1):
+                try:
+                    while f.write(b"\0" * size):
+                        pass
+                except OSError:
+                    pass
+        rng = random.Random(9)
+        for _ in range(100):
+            view = phones["blue"].view(gid)
+            mine = phones[view["to_act"]].view(gid)
+            r = phones[view["to_act"]].post(f"/api/games/{gid}/actions", dict(choose(mine, rng), expect_seq=mine["seq"]))
+            if r.status != 200:
+                break
+        assert r.status == 507, r
+        acknowledged = phones["blue"].view(gid)["seq"]
+        server.kill()                                  # no clean stop: the note stays as the last write left it
+        filler.unlink()
+        server.start()
+        view = phones["blue"].view(gid)
+        assert view["seq"] == acknowledged
+        assert view["storage"] is None, view["storage"]   # not "lost": that bid was refused, never acknowledged
     finally:
         server.kill()

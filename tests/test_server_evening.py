@@ -422,3 +422,18 @@ def test_the_host_removes_an_empty_seat_in_the_lobby_and_the_setup_follows_the_r
     # The rules' counts for two players: the server would refuse anything else at start.
     assert host.post(f"/api/games/{gid}/start").status == 200
     refused(host.post(f"/api/games/{gid}/seats/red/remove"), 409, "started")
+
+
+def test_a_name_typed_with_a_moved_seat_follows_the_name_rules(server, phone):
+    """A seat moved with a name gets the name rules a seat taken gets: cleaned, and never another seat's name."""
+    gid, ph = three(server, phone)
+    new = phone(server)
+    code = ph["red"].post(f"/api/games/{gid}/seats/red/code").json["move_codes"]["red"]
+    n = server.event_count()
+    # Blue's name in other letters, and a name with an invisible character: refused, nothing logged.
+    refused(new.post(f"/api/games/{gid}/seats/red/move", {"code": code, "name": "p-BLUE"}), 409, "name_taken")
+    refused(new.post(f"/api/games/{gid}/seats/red/move", {"code": code, "name": "Ann\u200b"}), 400, "bad_name")
+    assert server.event_count() == n
+    r = new.post(f"/api/games/{gid}/seats/red/move", {"code": code, "name": "  Rosa  "})
+    assert r.status == 200, r
+    assert json.loads(server.events(gid)[-1][3])["name"] == "Rosa"

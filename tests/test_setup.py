@@ -78,7 +78,7 @@ def test_random_layout_is_always_a_printed_one(players, removed):
         layout = random_layout(players, frozenset(removed), random.Random(seed))
         assert check_layout(players, frozenset(removed), layout) == layout
         assert tuple(Counter(layout.values())[k] for k in ("trendy", "subway", "archaeological")) == COUNTS[players]
-        per_district = Counter(BOARD.district_of(nb) for nb in layout)
+        per_district = Counter(BOARD.neighborhoods[nb].district for nb in layout)
         assert per_district == {"center": 7, **{d: 5 for d in PERIPHERAL if d not in removed}}
         assert set(layout) <= eligible
 
@@ -98,7 +98,7 @@ def bad_layout(players, removed, change):
 def test_hand_layouts_are_checked():
     def move(src_kind, dst):
         def f(layout):
-            nb = next(n for n, k in layout.items() if k == src_kind and BOARD.district_of(n) == BOARD.district_of(dst))
+            nb = next(n for n, k in layout.items() if k == src_kind and BOARD.neighborhoods[n].district == BOARD.neighborhoods[dst].district)
             del layout[nb]
             layout[dst] = src_kind
         return f
@@ -124,7 +124,7 @@ def test_hand_layouts_are_checked():
     assert bad_layout(2, ("north", "east"), swap_kind) == "2 players use 5 trendy tokens, not 6"
 
     def center_to_north(layout):  # a center token moves to the north: 6 in the center, 6 in the north
-        nb = next(n for n in sorted(layout) if BOARD.district_of(n) == "center")
+        nb = next(n for n in sorted(layout) if BOARD.neighborhoods[n].district == "center")
         kind = layout.pop(nb)
         layout[first_empty("north", layout)] = kind
     assert bad_layout(4, (), center_to_north) == "the center district takes 7 tokens, not 6"

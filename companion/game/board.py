@@ -60,9 +60,6 @@ class Board:
         """Whether a lake lies between two neighborhoods that are not adjacent (the reason a table argues about)."""
         return frozenset((a, b)) in self.across_water
 
-    def district_of(self, nb: str) -> str:
-        return self.neighborhoods[nb].district
-
     def in_play(self, removed: frozenset[str] | set[str]) -> frozenset[str]:
         """The neighborhoods a building may stand on once `removed` districts are out."""
         return frozenset(n.id for n in self.neighborhoods.values() if n.district not in removed)

@@ -7,9 +7,6 @@ from typing import Iterable, Optional
 from .board import Board, load_board
 from .state import State
 
-KEYS = ("trendy", "subway", "subway_card", "archaeological", "archaeological_card",
-        "area", "neighborhood", "highest")
-
 
 def max_disjoint(groups: Iterable[frozenset]) -> int:
     """The largest number of pairwise-disjoint groups: each building serves one objective at most."""
@@ -109,19 +106,22 @@ def area_groups(board: Board, card: str, mine: set[str]) -> int:
     raise ValueError(card)
 
 
+def family_touch(board: Board, card: str) -> frozenset[str]:
+    """Family area card: the neighborhoods next to its feature (a bridge, a statue, a lake, the city border)."""
+    if card == "bridges":
+        return frozenset(n for e in board.bridges for n in e)
+    if card == "statues":
+        return frozenset(n for s in board.statues for n in s.neighborhoods)
+    if card == "lakes":
+        return frozenset(n for l in board.lakes for n in l.neighborhoods)
+    if card == "borders":
+        return frozenset(n.id for n in board.neighborhoods.values() if n.on_city_border)
+    raise ValueError(card)
+
+
 def family_area_hits(board: Board, card: str, mine: set[str]) -> list[str]:
     """Family area card: the player's buildings next to the card's feature, each counted once."""
-    if card == "bridges":
-        touch = {n for e in board.bridges for n in e}
-    elif card == "statues":
-        touch = {n for s in board.statues for n in s.neighborhoods}
-    elif card == "lakes":
-        touch = {n for l in board.lakes for n in l.neighborhoods}
-    elif card == "borders":
-        touch = {n.id for n in board.neighborhoods.values() if n.on_city_border}
-    else:
-        raise ValueError(card)
-    return sorted(mine & touch)
+    return sorted(mine & family_touch(board, card))
 
 
 def highest(board: Board, state: State) -> dict[str, list[str]]:

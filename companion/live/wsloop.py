@@ -12,21 +12,38 @@ import socket
 import threading
 import time
 from collections import deque
+from types import SimpleNamespace
 from typing import Callable, Optional
 
-from wsproto.connection import Connection, ConnectionState, ConnectionType
-from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
-from wsproto.frame_protocol import CloseReason
-from wsproto.utilities import LocalProtocolError   # documented in wsproto's API reference (Exceptions)
+from companion.limits import (LIVE_TICK, MAX_MESSAGE, MAX_QUEUED, PING_INTERVAL, SOCKET_RECV_BYTES, SOCKET_SEND_DEADLINE,
+                              WAKE_BYTES)
 
-from companion.limits import MAX_MESSAGE, MAX_QUEUED, PING_INTERVAL, SOCKET_SEND_DEADLINE
-
-RECV_BYTES = 4096
 # RFC 6455 1.3: the accept token is base64(SHA-1(key + this GUID)). Written here rather than taken from
 # wsproto.utilities.generate_accept_token, which wsproto does not document (its handshake class does it inside).
 WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
+# RFC 6455 7.4.1's close codes this loop sends (wsproto's CloseReason names them; see wsproto() below).
+NORMAL_CLOSURE = 1000
+MESSAGE_TOO_BIG = 1009
+
 log = logging.getLogger(__name__)
+_wsproto: Optional[SimpleNamespace] = None
+
+
+def wsproto() -> SimpleNamespace:
+    """wsproto's classes, imported with the first socket, not at start: the server's first answer never
+    needs them, and their import is 13 ms of a 200 ms start (its dataclasses) on the build machine."""
+    global _wsproto
+    if _wsproto is None:
+        from wsproto.connection import Connection, ConnectionState, ConnectionType
+        from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
+        from wsproto.utilities import LocalProtocolError   # documented in wsproto's API reference (Exceptions)
+
+        _wsproto = SimpleNamespace(
+            Connection=Connection, ConnectionState=ConnectionState, ConnectionType=ConnectionType,
+            BytesMessage=BytesMessage, CloseConnection=CloseConnection, Ping=Ping, Pong=Pong,
+            TextMessage=TextMessage, LocalProtocolError=LocalProtocolError)
+    return _wsproto
 
 
 class HandshakeError(ValueError):
@@ -73,7 +90,8 @@ class LiveSocket:
         self.sock = sock
         self.loop = loop
         self.on_close = on_close
-        self.ws = Connection(ConnectionType.SERVER)   # no extensions: a compressed frame is a protocol error
+        self.p = p = wsproto()
+        self.ws = p.Connection(p.ConnectionType.SERVER)   # no extensions: a compressed frame is a protocol error
         self.closed = threading.Event()
         self._lock = threading.Lock()
         self._out = bytearray()       # framed bytes, in order; the first may be partly sent
@@ -100,15 +118,16 @@ class LiveSocket:
         if waiting:
             self.loop.watch(self)
 
-    def close(self, code: int = CloseReason.NORMAL_CLOSURE, reason: str = "") -> None:
+    def close(self, code: int = NORMAL_CLOSURE, reason: str = "") -> None:
         """Say goodbye (when the socket takes it) and drop the connection."""
+        p = self.p
         with self._lock:
             if self.closed.is_set() or self._closing:
                 return
             self._view = None
             try:
-                self._queue(self.ws.send(CloseConnection(code, reason)))
-            except LocalProtocolError:
+                self._queue(self.ws.send(p.CloseConnection(code, reason)))
+            except p.LocalProtocolError:
                 pass
             self._closing = True
             self._write()
@@ -124,7 +143,7 @@ class LiveSocket:
     def _write(self) -> None:
         """Send what the kernel takes now; frame the newest view once earlier bytes are out."""
         while True:
-            if not self._out and self._view is not None and self.ws.state is ConnectionState.OPEN:
+            if not self._out and self._view is not None and self.ws.state is self.p.ConnectionState.OPEN:
                 self._queue(self._view)   # wsproto keeps no state for a whole, unfragmented message
                 self._view = None
             if not self._out:
@@ -143,11 +162,12 @@ class LiveSocket:
 
     def _on_readable(self) -> None:
         try:
-            data = self.sock.recv(RECV_BYTES)
+            data = self.sock.recv(SOCKET_RECV_BYTES)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
             data = b""
+        p = self.p
         with self._lock:
             if not data:
                 self._closing = True
@@ -158,31 +178,31 @@ class LiveSocket:
             try:
                 self.ws.receive_data(data)
                 for event in self.ws.events():
-                    if isinstance(event, Ping):
+                    if isinstance(event, p.Ping):
                         self._queue(self.ws.send(event.response()))
-                    elif isinstance(event, Pong):
+                    elif isinstance(event, p.Pong):
                         self._pong = True
-                    elif isinstance(event, CloseConnection):
+                    elif isinstance(event, p.CloseConnection):
                         # A protocol error (a compressed frame, bad UTF-8, an unmasked frame) comes here too.
-                        if self.ws.state is ConnectionState.REMOTE_CLOSING:
+                        if self.ws.state is p.ConnectionState.REMOTE_CLOSING:
                             self._queue(self.ws.send(event.response()))
-                        elif self.ws.state is ConnectionState.OPEN:
-                            self._queue(self.ws.send(CloseConnection(event.code, event.reason)))
+                        elif self.ws.state is p.ConnectionState.OPEN:
+                            self._queue(self.ws.send(p.CloseConnection(event.code, event.reason)))
                         self._view = None
                         self._closing = True
                         break
-                    elif isinstance(event, (TextMessage, BytesMessage)):
+                    elif isinstance(event, (p.TextMessage, p.BytesMessage)):
                         # Read and dropped: actions go over HTTP. Only the length is kept, never the bytes.
                         self._incoming += len(event.data)
                         if self._incoming > MAX_MESSAGE:
-                            self._queue(self.ws.send(CloseConnection(CloseReason.MESSAGE_TOO_BIG,
-                                                                     "messages are limited to 1 KB")))
+                            self._queue(self.ws.send(p.CloseConnection(MESSAGE_TOO_BIG,
+                                                                       "messages are limited to 1 KB")))
                             self._view = None
                             self._closing = True
                             break
                         if event.message_finished:
                             self._incoming = 0
-            except LocalProtocolError:
+            except p.LocalProtocolError:
                 self._closing = True
             if len(self._out) > MAX_QUEUED:   # pongs piling up for a peer that pings and never reads
                 self._out.clear()
@@ -209,7 +229,7 @@ class LiveSocket:
                     return
                 self._pong = False
                 self._next_ping = now + PING_INTERVAL
-                self._queue(self.ws.send(Ping()))
+                self._queue(self.ws.send(self.p.Ping()))
                 self._write()
 
     def _abandon(self) -> None:
@@ -272,7 +292,7 @@ class Loop:
         sel = selectors.DefaultSelector()
         sel.register(wake, selectors.EVENT_READ, None)
         lives: dict[LiveSocket, int] = {}   # -> the events registered for it
-        next_tick = time.monotonic() + 1.0
+        next_tick = time.monotonic() + LIVE_TICK
         while True:
             now = time.monotonic()
             seen: set[LiveSocket] = set()
@@ -280,7 +300,7 @@ class Loop:
                 live = key.data
                 if live is None:
                     try:
-                        while wake.recv(512):
+                        while wake.recv(WAKE_BYTES):
                             pass
                     except (BlockingIOError, InterruptedError):
                         pass
@@ -299,7 +319,7 @@ class Loop:
             seen.update(todo)
             now = time.monotonic()
             if now >= next_tick:
-                next_tick = now + 1.0
+                next_tick = now + LIVE_TICK
                 for live in lives:
                     try:
                         live._tick(now)

@@ -383,14 +383,6 @@ def _default_factory():
     return Device.pin_factory
 
 
-def leds_from_env(environ=None, pin_factory=None, log=print) -> Leds | NoLeds:
-    """Build the LEDs from COMPANION_LED_PINS and COMPANION_LED_ACTIVE_HIGH, as the service sets them."""
-    environ = os.environ if environ is None else environ
-    active_high = _env_true(environ.get("COMPANION_LED_ACTIVE_HIGH"))
-    return make_leds(environ.get("COMPANION_LED_PINS") or None,
-                     True if active_high is None else active_high, pin_factory, log)
-
-
 # BCM GPIO number -> pin on the 40-pin header, so the wiring test can name the pin to look at
 HEADER_PIN = {0: 27, 1: 28, 2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32,
               13: 33, 14: 8, 15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16,

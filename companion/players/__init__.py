@@ -1,6 +1,6 @@
 """The Pi's own players: pure like game/, fed only what their seat may see (views.seat_state), never a clock.
 
-One entry point, `play`, so table.py and `companion tournament` ask every level the same way.
+One entry point, `play`, so the table and `companion tournament` ask every level the same way.
 """
 from __future__ import annotations
 

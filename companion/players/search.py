@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
-from typing import Optional
 
 from companion.game import load_board
 from companion.game.board import Board
 from companion.game.rules import legal_actions
-from companion.game.scoring import area_groups
+from companion.game.scoring import area_groups, family_touch
 from companion.game.state import Action, Bid, Pass, State
 
 from .seen import unseen_cards
@@ -188,18 +187,10 @@ _TOUCH: dict = {}
 
 
 def _family_touch(board: Board, area: str) -> frozenset:
-    """Family area card: the neighborhoods next to its feature (scoring.family_area_hits' sets)."""
+    """Family area card: the neighborhoods next to its feature, kept once per card (the search asks often)."""
     found = _TOUCH.get(area)
     if found is None:
-        if area == "bridges":
-            found = {n for e in board.bridges for n in e}
-        elif area == "statues":
-            found = {n for s in board.statues for n in s.neighborhoods}
-        elif area == "lakes":
-            found = {n for l in board.lakes for n in l.neighborhoods}
-        else:
-            found = {n.id for n in board.neighborhoods.values() if n.on_city_border}
-        found = _TOUCH[area] = frozenset(found)
+        found = _TOUCH[area] = family_touch(board, area)
     return found
 
 

@@ -14,6 +14,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Iterator, Optional
 
 # Work done inside an event's transaction: (connection, the event's time) -> None.
@@ -159,6 +160,7 @@ class Store:
         plain = path != ":memory:" and not path.startswith("file:")
         self.note: Optional[Note] = Note(path) if plain else None
         self._last: dict = {}
+        self._noter: Optional[ThreadPoolExecutor] = None   # the note's own thread, started with the first append
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -368,12 +370,31 @@ class Store:
             if also is not None:
                 also(conn, at)
 
-        self._transaction(work)
-        # Acknowledged from here on: the note says so, so a start that finds this event gone can say which.
-        self._last = {"game": game, "seq": seq, "kind": kind, "body": body if kind == "action" else None}
-        if self.note is not None:
-            with self._lock:
-                self.note.write(dict(self._last, clean=False))
+        event = {"game": game, "seq": seq, "kind": kind, "body": body if kind == "action" else None}
+        with self._lock:
+            # The note says the event is acknowledged while the COMMIT makes it durable: the two fsyncs run side
+            # by side, so an action waits for the slower one, not for both. Power lost between them makes the next
+            # start name an action its phone was never told of (it is that player's turn again); a COMMIT that
+            # fails puts the note back as it was.
+            noting = self._note_beside(dict(event, clean=False))
+            try:
+                self._transaction(work)
+            except BaseException:
+                if noting is not None:
+                    noting.result()
+                    self.note.write(dict(self._last, clean=False))
+                raise
+            if noting is not None:
+                noting.result()
+            self._last = event   # acknowledged from here on: a start that finds it gone can say which
+
+    def _note_beside(self, note: dict) -> Optional[Future]:
+        """The note written on its own thread (one, kept): its fsync overlaps the log's."""
+        if self.note is None or self.read_only:
+            return None
+        if self._noter is None:
+            self._noter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="note")
+        return self._noter.submit(self.note.write, note)
 
     def write(self, work: Also) -> None:
         """`work` in one transaction of its own (a summary backfilled for an older database; skipped read-only)."""
@@ -478,5 +499,8 @@ class Store:
                 self._conn = None
                 if self.note is not None and not self.read_only:
                     self.note.write(dict(self._last, clean=self.damaged is None))
+            if self._noter is not None:
+                self._noter.shutdown(wait=True)
+                self._noter = None
             if self.note is not None:
                 self.note.close()

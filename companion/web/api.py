@@ -3,24 +3,19 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
+from companion.errors import Refused
 from companion.game.board import board_data
 from companion.game.setup import check_saved_layout
-from companion.limits import LAYOUTS_IN_ALL, LAYOUTS_PER_DEVICE
 from companion.live.wsloop import HandshakeError, LiveSocket, accept_headers
 from companion.pi.netaddr import join_url, no_network, start_url
-from companion.table import Refused
 from companion.web.device import address, current_table
 from companion.web.errors import refuse
 from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload, player_name
 from companion.web.guard import same_origin
+from companion.web.render import view_response
 from companion.web.throttle import limit_actions, limit_changes, limit_writes, lobbies_lock, open_lobbies
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-def view_response(text: str) -> Response:
-    """A view already encoded once for this device (the same text its socket gets)."""
-    return Response(text, mimetype="application/json")
 
 
 # -- games --
@@ -146,7 +141,7 @@ def seat_code(gid: str, color: str):
 def move_seat(gid: str, color: str):
     data = payload({"code": (STR, True), "name": (NAME, False)})
     limit_actions()
-    name = data["name"].strip() if "name" in data else None
+    name = player_name(data["name"]) if data.get("name", "").strip() else None   # a seat taken's name rules
     return view_response(current_table().move_seat(gid, color, data["code"], name, g.device, address()))
 
 
@@ -289,16 +284,7 @@ def save_layout():
         raise Refused(400, "bad_type", field="tokens", kind="an object from neighborhood to token kind")
     players, removed = check_saved_layout(data["tokens"])
     limit_writes()
-    store = current_table().store
-    old = store.layout(name)
-    if old is not None and old["device"] != g.device:
-        raise Refused(409, "layout_taken")
-    if old is None:
-        if store.layout_count(g.device) >= LAYOUTS_PER_DEVICE:
-            raise Refused(429, "layouts_full", limit=LAYOUTS_PER_DEVICE)
-        if store.layout_count() >= LAYOUTS_IN_ALL:
-            raise Refused(429, "layouts_full", limit=LAYOUTS_IN_ALL)
-    store.save_layout(name, dict(data["tokens"]), g.device, players)
+    current_table().save_layout(name, data["tokens"], players, g.device)
     return jsonify({"name": name, "players": players, "removed_districts": sorted(removed)}), 201
 
 
@@ -311,13 +297,8 @@ def hardware():
 @bp.post("/hardware/test")
 def hardware_test():
     payload({})
-    t = current_table()
-    game = t.games.get(t.current) if t.current else None
-    if game is not None and game.phase == "playing" and not game.can_host(g.device):
-        raise Refused(403, "not_host")  # mid-game, only the host may take the LEDs away from the bidder
+    current_table().test_leds(g.device)
     leds = current_app.extensions.get("leds")
-    if leds:
-        leds.test_sequence()
     return jsonify(leds.status() if leds else {"gpio": "none", "lit": [], "pins": {}})
 
 

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, g, jsonify, request
 
+from companion.errors import Refused
 from companion.limits import BOARD_ENTRIES_PER_GAME
 from companion.pi.netaddr import join_url
-from companion.table import Refused
-from companion.web.api import view_response
 from companion.web.device import current_table
 from companion.web.fields import NAME, OPT_STR, STR, STRS, payload, player_name
-from companion.web.pages import page_context, render_page
+from companion.web.render import page_context, render_page, view_response
 from companion.web.throttle import limit_actions, limit_writes
 
 bp = Blueprint("board", __name__)

@@ -6,7 +6,7 @@ import secrets
 from flask import Flask, Response, current_app, g, request
 
 from companion.lang import i18n
-from companion.limits import OWN
+from companion.limits import ID_LENGTH, OWN
 from companion.table import Table, device_id
 
 KIOSK = "table:"   # never in a cookie the server accepts (letters, digits, - and _ only)
@@ -25,7 +25,7 @@ def identify_device() -> None:
     """Every device carries an unguessable cookie; the log knows it only by its hash."""
     cookie = request.cookies.get("device", "")
     g.new_cookie = None
-    if not (20 <= len(cookie) <= 64 and cookie.replace("-", "").replace("_", "").isalnum()):
+    if not (20 <= len(cookie) <= ID_LENGTH and cookie.replace("-", "").replace("_", "").isalnum()):
         cookie = secrets.token_urlsafe(32)
         g.new_cookie = cookie
     g.cookie = cookie

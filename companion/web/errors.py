@@ -4,10 +4,10 @@ from __future__ import annotations
 from flask import Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from companion.errors import Refused
 from companion.game.errors import RuleError
 from companion.lang import i18n
 from companion.store.db import StoreError, StoreFull
-from companion.table import Refused
 from companion.web.device import current_table, lang
 
 

@@ -5,7 +5,7 @@ from flask import request
 from werkzeug.exceptions import HTTPException
 
 from companion import names
-from companion.table import Refused
+from companion.errors import Refused
 
 # Field -> (what a player is told it must be, check). Unknown fields are refused.
 STR = ("text", lambda v: isinstance(v, str))

@@ -7,6 +7,7 @@ in the device's language; the policy is one string with the hashes of the script
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import ipaddress
 import json
@@ -61,10 +62,15 @@ def host_name(host: str) -> Optional[str]:
     return name.rstrip(".") or None
 
 
-def own_names(join_url: Optional[str]) -> set[str]:
+def own_names(join_url: Optional[str]) -> frozenset[str]:
     """The names this server answers to: localhost, its host name and `.local` name, the join URL's host."""
+    return _names(socket.gethostname().lower().rstrip("."), join_url)
+
+
+@functools.lru_cache(maxsize=8)
+def _names(me: str, join_url: Optional[str]) -> frozenset[str]:
+    """Made once per host name and join URL, not at every request (it parses the URL)."""
     names = {"localhost"}
-    me = socket.gethostname().lower().rstrip(".")
     if me:
         names |= {me, me.split(".")[0] + ".local"}
     if join_url:
@@ -74,7 +80,7 @@ def own_names(join_url: Optional[str]) -> set[str]:
             joined = None
         if joined:
             names.add(joined.lower().rstrip("."))
-    return names
+    return frozenset(names)
 
 
 def host_allowed(host: Optional[str], names: Iterable[str], local_addr: Optional[str]) -> bool:
@@ -126,7 +132,9 @@ class Guard:
 
     def __call__(self, environ, start_response):
         host = environ.get("HTTP_HOST")
-        if not host_allowed(host, own_names(self.join_url()), _local_addr(environ)):
+        names = own_names(self.join_url())
+        # The connection's own address is asked for only when the name alone does not settle it.
+        if not (host_allowed(host, names, None) or host_allowed(host, names, _local_addr(environ))):
             return self.refuse(environ, start_response)
 
         policy = self.framed_headers if environ.get("PATH_INFO") in FRAMED else self.headers

@@ -4,11 +4,12 @@ from __future__ import annotations
 from flask import Blueprint, Response, g, jsonify, request
 
 from companion import views
+from companion.errors import Refused
+from companion.limits import ID_LENGTH
 from companion.store import history
-from companion.table import Refused
 from companion.web.device import current_table
 from companion.web.fields import NAME, payload
-from companion.web.pages import page_context, render_page
+from companion.web.render import page_context, render_page
 
 bp = Blueprint("history", __name__)
 
@@ -30,7 +31,7 @@ def page():
 
 @bp.get("/api/history")
 def games():
-    player = request.args.get("player", "")[:64]
+    player = request.args.get("player", "")[:ID_LENGTH]
     found = history.history(current_table().store, player or None, _int("offset", 0, 10**9), _int("limit", 50, 500))
     found["games"] = [views.history_row(e) for e in found["games"]]
     return jsonify(found)
@@ -39,7 +40,7 @@ def games():
 @bp.get("/api/standings")
 def standings():
     t = current_table()
-    return jsonify(history.tonight(t.store) if request.args.get("tonight") else history.standings(t.store))
+    return jsonify(views.standings(history.tonight(t.store) if request.args.get("tonight") else history.standings(t.store)))
 
 
 @bp.post("/api/names/merge")
@@ -47,14 +48,8 @@ def merge():
     """The host of the game on the table counts one spelling of a name as another (an appended row)."""
     data = payload({"alias": (NAME, True), "into": (NAME, True)})
     t = current_table()
-    current = t.games.get(t.current) if t.current else None
-    if current is None or current.host != g.device:
-        raise Refused(403, "not_host")
-    try:
-        alias, into = history.merge_names(t.store, data["alias"], data["into"], g.device)
-    except ValueError:
-        raise Refused(409, "bad_merge") from None
-    return jsonify({"alias": alias, "into": into, "standings": history.standings(t.store)}), 201
+    alias, into = t.merge_names(data["alias"], data["into"], g.device)
+    return jsonify({"alias": alias, "into": into, "standings": views.standings(history.standings(t.store))}), 201
 
 
 @bp.get("/api/history.csv")
@@ -67,7 +62,7 @@ def export():
 @bp.get("/api/games/<gid>/bgstats")
 def bgstats(gid: str):
     """The play for BG Stats' 'createPlay' link: the same on every phone and every tap."""
-    links = history.bgstats(current_table().store, gid[:64])
+    links = history.bgstats(current_table().store, gid[:ID_LENGTH])
     if links is None:
-        raise Refused(409 if current_table().find(gid[:64]) else 404, "not_finished")
+        raise Refused(409 if current_table().find(gid[:ID_LENGTH]) else 404, "not_finished")
     return jsonify(links)

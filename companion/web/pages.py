@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional
 
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import Blueprint, Response, abort, current_app, request
 
-from companion.game.board import CENTER, KINDS, PERIPHERAL, TOKEN_KINDS, load_board
+from companion.game.board import CENTER, PERIPHERAL, TOKEN_KINDS, load_board
 from companion.game.state import COLORS
-from companion.lang import i18n
+from companion.limits import ID_LENGTH
 from companion.pi.netaddr import join_url, start_url
-from companion.web.boardmap import shipped
 from companion.web.device import current_table
+from companion.web.render import page_context, render_page
 
 bp = Blueprint("pages", __name__)
 
@@ -37,38 +36,6 @@ def setup_rules() -> dict:
 def water_pairs() -> list[str]:
     """The pairs a lake lies between, as "C04 C09", so the phone refuses such a tap with the server's own reason."""
     return sorted(" ".join(sorted(pair)) for pair in load_board().across_water)
-
-
-def page_context(page: str, **extra) -> dict:
-    lang = i18n.pick_lang(request)
-    strings = i18n.js_strings(lang)
-    return {"page": page, "lang": lang, "langs": [(code, i18n.t(code, "lang_name")) for code in i18n.LANGS],
-            "_": lambda key, **p: i18n.t(lang, key, **p), "term": lambda w: i18n.term(lang, w),
-            "strings": strings, "map": shipped(page != "table"), "kinds": KINDS, "token_kinds": TOKEN_KINDS,
-            "colors": COLORS, "storage": storage_notice(lang), **extra}
-
-
-def storage_notice(lang: str) -> Optional[str]:
-    """One sentence on every page while the storage has failed: a read-only database, a full disk, or the last
-    acknowledged action missing from the log (until the game has been played past it again); the views carry
-    the same notice (`storage`), so a phone that only reconnects is told too."""
-    table = current_table()
-    notice = table.storage_notice()
-    if notice is None:
-        return None
-    params = dict(notice)
-    key = params.pop("key")
-    if "player" in params:
-        player = i18n.term(lang, params["player"])
-        params["player"] = player[:1].upper() + player[1:]
-    return i18n.t(lang, key, **params)
-
-
-def render_page(template: str, **context) -> Response:
-    resp = Response(render_template(template, **context), mimetype="text/html")
-    resp.headers["Cache-Control"] = "no-store"
-    resp.headers["Vary"] = "Cookie, Accept-Language"
-    return resp
 
 
 @bp.get("/")
@@ -121,7 +88,7 @@ def _qr_svg(data: str) -> Response:
 
 @bp.get("/qr/join/<game_id>.svg")
 def qr_join(game_id: str):
-    if not game_id.replace("-", "").replace("_", "").isalnum() or len(game_id) > 64:
+    if not game_id.replace("-", "").replace("_", "").isalnum() or len(game_id) > ID_LENGTH:
         abort(404)
     return _qr_svg(join_url(request.host_url, current_app.config, game_id))
 

@@ -10,9 +10,9 @@ import time
 
 from flask import Flask, current_app, g, request
 
-from companion.limits import (ACTION_BURST, CHANGES_PER_GAME, WRITE_BURST, WRITE_BURST_PER_ADDRESS,
+from companion.errors import Refused
+from companion.limits import (ACTION_BURST, CHANGES_PER_GAME, KEYS_KEPT, WRITE_BURST, WRITE_BURST_PER_ADDRESS,
                               WRITES_PER_ADDRESS_FACTOR)
-from companion.table import Refused
 from companion.web.device import current_table
 
 
@@ -27,7 +27,7 @@ class RateLimit:
     def allow(self, device: str) -> bool:
         now = time.monotonic()
         with self.lock:
-            if len(self.buckets) > 4096:
+            if len(self.buckets) > KEYS_KEPT:
                 # Cookieless requests make a new device each time: forget buckets that are full again.
                 self.buckets = {d: (t, w) for d, (t, w) in self.buckets.items()
                                 if t + (now - w) * self.rate < self.burst}

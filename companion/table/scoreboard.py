@@ -1,4 +1,4 @@
-"""A game played on the board alone, scored by the Pi: its log events and requests, through table.py's one path.
+"""A game played on the board alone, scored by the Pi: its log events and requests, through the table's one path (commit.py).
 
 The board is typed in piece by piece (several phones at once, each its own colour; the host any colour),
 each entry checked by game/board_entry.py before it is appended; the tally is the rules core's own
@@ -9,31 +9,28 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
+from companion.errors import Refused
 from companion.game.board_entry import check_unique, hold, new_board, place, reveal, set_tokens, tally, to_state
 from companion.game.errors import RuleError
 from companion.game.setup import check_colors, check_mode, check_removed
 from companion.game.state import Seat, State
-
-
-def _refused(status: int, key: str, **params) -> Exception:
-    from companion.table import Refused   # table.py mixes these classes in: imported when first needed
-    return Refused(status, key, **params)
+from companion.names import same
+from companion.table import checks
 
 
 def _check_names(names: dict, colors) -> dict:
     """Names given as the colours sat down (already cleaned): each for a colour at this table, no two alike."""
-    from companion.names import same
     for color in names:
         if color not in colors:
-            raise _refused(404, "no_seat", color=color)
+            raise Refused(404, "no_seat", color=color)
     given = list(names.values())
     if any(same(a, b) for i, a in enumerate(given) for b in given[i + 1:]):
-        raise _refused(409, "name_taken")
+        raise Refused(409, "name_taken")
     return {c: names[c] for c in colors if c in names}
 
 
 class BoardEvents:
-    """Game's event methods for a board being scored (mixed into table.Game; the same for replay)."""
+    """Game's event methods for a board being scored (mixed into Game; the same for replay)."""
 
     def on_building(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """A building entered, changed or taken off (color null) in one neighborhood."""
@@ -85,21 +82,21 @@ class BoardRequests:
     def _board_game(self, gid: str):
         game = self.get(gid)
         if game.board is None:
-            raise _refused(409, "not_a_board")
+            raise Refused(409, "not_a_board")
         return game
 
     def _may_enter(self, game, device: str, color: Optional[str]) -> None:
         """The host enters any colour; a seated phone its own colour only; nothing once the tally is made."""
-        self._not_abandoned(game)
+        checks.not_abandoned(game)
         if game.phase != "board":
-            raise _refused(409, "board_scored")
+            raise Refused(409, "board_scored")
         if game.can_host(device):
             return
         mine = game.seat_of(device)
         if mine is None:
-            raise _refused(403, "not_seated")
+            raise Refused(403, "not_seated")
         if color is not None and color != mine:
-            raise _refused(403, "board_own_colour", color=mine)
+            raise Refused(403, "board_own_colour", color=mine)
 
     def enter_building(self, gid: str, nb: str, color: Optional[str], height: Optional[str], device: str) -> str:
         game = self._board_game(gid)
@@ -107,7 +104,7 @@ class BoardRequests:
             owner = (game.board.buildings.get(nb) or (None, None))[0]
             self._may_enter(game, device, color if color is not None else owner)
             if owner is not None and color is not None and owner != color and not game.can_host(device):
-                raise _refused(409, "board_taken", nb=nb, color=owner)
+                raise Refused(409, "board_taken", nb=nb, color=owner)
             place(game.board, nb, color, height)   # RuleError: nothing appended, nothing changed
             body = {"neighborhood": nb, "color": color}
             if height is not None and game.mode == "expert":
@@ -141,35 +138,34 @@ class BoardRequests:
 
     def name_colour(self, gid: str, color: str, name: str, device: str) -> str:
         """A name for a colour no phone holds: the host enters for that player, the history names them."""
-        from companion.names import same
         game = self._board_game(gid)
         with game.lock:
             self._may_enter(game, device, color)
-            self._seat_in_game(game, color)
+            checks.seat_in_game(game, color)
             if color in game.devices:
-                raise _refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
+                raise Refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
             if any(same(other, name) for c, other in game.names.items() if c != color):
-                raise _refused(409, "name_taken")
+                raise Refused(409, "name_taken")
             return self._commit(game, "name", {"color": color, "name": name}, device)
 
     def tally_board(self, gid: str, device: str) -> str:
         """The host asks for the tally: the whole board checked, then scored by the rules core and saved."""
         game = self._board_game(gid)
         with game.lock:
-            self._not_abandoned(game)
-            self._host_only(game, device)
+            checks.not_abandoned(game)
+            checks.host_only(game, device)
             if game.phase != "board":
-                raise _refused(409, "board_scored")
+                raise Refused(409, "board_scored")
             try:
                 tally(game.board)
             except RuleError as e:
                 if e.code == "duplicate_card":
                     # Two seats entered one card: said without naming the card, which is someone's secret.
-                    raise _refused(409, "cards_clash") from None
+                    raise Refused(409, "cards_clash") from None
                 raise
             unnamed = [c for c in game.colors if not game.names.get(c)]
             if unnamed:
                 # Every seat of a played game has a name; so does a board's, or the standings would count "blue".
-                raise _refused(409, "board_unnamed", color=unnamed[0])
+                raise Refused(409, "board_unnamed", color=unnamed[0])
             after = to_state(game._named_board())
             return self._commit(game, "tally", {}, device, after=after)

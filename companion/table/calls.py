@@ -1,0 +1,70 @@
+"""The call path: a bid or a pass, the host passing for a gone phone, and undo."""
+from __future__ import annotations
+
+from typing import Optional
+
+from companion import pi_seat
+from companion.errors import Refused
+from companion.game.errors import RuleError
+from companion.game.rules import apply, legal_actions
+from companion.game.state import Action, Bid, Pass
+from companion.table import checks
+from companion.table.game import Game
+
+
+class Calls:
+    """Every action is checked by the rules core before it reaches the log."""
+
+    def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
+        game = self.get(gid)
+        with game.lock:
+            color = checks.seated(game, device)
+            checks.fresh_seq(game, expect_seq)
+            st = game.state
+            if st is None:
+                raise Refused(409, "not_started")
+            action = Pass(color) if move.get("pass") else Bid(color, move["bid"], move["value"])
+            return self._act(game, action, device)
+
+    def _act(self, game: Game, action: Action, device: str) -> str:
+        """A bid or a pass by the seat to act (a phone's or the Pi's), checked by the rules, then committed."""
+        st = game.state
+        # Raises RuleError (nothing appended, nothing changed), also for an automatic pass: the rules' own.
+        after = apply(st, action)
+        return self._commit(game, "action", action.to_json(), device,
+                            call_ended=sum(after.built_count) > sum(st.built_count), after=after)
+
+    def pass_for(self, gid: str, device: str, expect_seq: Optional[int]) -> str:
+        """The host passes for the player to act whose phone is gone; the log keeps who did it."""
+        game = self.get(gid)
+        with game.lock:
+            checks.host_only(game, device)
+            checks.fresh_seq(game, expect_seq)
+            st = game.state
+            if st is None or game.phase != "playing":
+                raise Refused(409, "not_started" if st is None else "not_playing")
+            color = st.to_act_color
+            self._person_seat(game, color)
+            if game.devices.get(color) in self.hub.live(game.id):
+                raise Refused(409, "player_here", color=color)
+            if not legal_actions(st).can_pass:
+                raise RuleError("start_cannot_pass", player=color)
+            action = Pass(color)
+            after = apply(st, action)
+            body = dict(action.to_json(), by_host=True)
+            return self._commit(game, "action", body, device,
+                                call_ended=sum(after.built_count) > sum(st.built_count), after=after)
+
+    def undo(self, gid: str, device: str, expect_seq: Optional[int] = None) -> str:
+        game = self.get(gid)
+        with game.lock:
+            checks.not_abandoned(game)
+            checks.host_only(game, device)
+            checks.fresh_seq(game, expect_seq)   # a retried undo must not take back a second action
+            count = pi_seat.undo_count(game)   # back to the last person's action, the Pi's moves since with it
+            if not count:
+                raise Refused(409, "nothing_to_undo")
+            body = {"action": len(game.actions)}
+            if count > 1:
+                body["count"] = count
+            return self._commit(game, "undo", body, device)

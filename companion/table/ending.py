@@ -1,0 +1,54 @@
+"""The end of a game: abandoned, played again, or its record taken away."""
+from __future__ import annotations
+
+from companion import codes, pi_seat
+from companion.errors import Refused
+from companion.game.record import to_record
+from companion.table import checks
+from companion.table.game import Game
+
+
+class Ending:
+    """Abandon, rematch and the record of moves."""
+
+    def abandon(self, gid: str, confirm: str, device: str) -> str:
+        game = self.get(gid)
+        with game.lock:
+            checks.host_only(game, device)
+            if game.phase not in ("lobby", "playing", "board"):
+                raise Refused(409, "not_playing")
+            if codes.normal(confirm) != codes.normal(game.id):
+                raise Refused(400, "confirm_game", game=game.id)
+            return self._commit(game, "abandon", {"actions": len(game.actions)}, device)
+
+    def rematch(self, gid: str, rotate: bool, device: str) -> tuple[Game, str]:
+        """Same seats, names and devices in a new lobby; every screen of the old game moves there."""
+        old = self.get(gid)
+        with old.lock:
+            checks.host_only(old, device)
+            if old.phase not in ("finished", "abandoned"):
+                raise Refused(409, "not_finished")
+            if old.next_game:
+                raise Refused(409, "rematch_made", game=old.next_game)
+            colors = list(old.colors)
+            if rotate:
+                colors = colors[1:] + colors[:1]   # the next player clockwise starts
+            options = {"mode": old.mode, "players": colors, "removed_districts": sorted(old.removed),
+                       "deal": "app" if old.deal == "board" else old.deal,   # a board scored: next, a game played
+                       "layout": {"tokens": old.tokens} if old.layout == "hand" else "random"}
+            seats = {c: [old.names[c], old.devices[c]] for c in colors if c in old.devices and old.names.get(c)}
+            new = self.create(options, old.host, extra={"from": old.id, "seats": seats, "rotate": rotate})
+            text = self._commit(old, "rematch", {"game": new.id, "rotate": rotate}, device)
+        return new, text
+
+    def record(self, gid: str) -> dict:
+        game = self.get(gid)
+        with game.lock:
+            if game.board is not None:
+                raise Refused(409, "board_no_record")   # scored from the board: no bids were ever recorded
+            if game.phase == "abandoned" and game.state is not None:
+                # The actions so far: `companion score` replays them to the state the game stopped in.
+                return pi_seat.with_pi(to_record(game.state.setup, game.actions), game)
+            if game.phase != "finished":
+                raise Refused(409, "not_finished")
+            return pi_seat.with_pi(to_record(game.state.setup, game.actions), game)

@@ -1,0 +1,295 @@
+"""A game as the log makes it: one small method per event kind, the same on append and on replay."""
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from companion import pi_seat
+from companion.game.board_entry import FinishedBoard, new_board
+from companion.game.rules import apply, new_game
+from companion.game.setup import make_setup
+from companion.game.state import Action, Bid, Pass, Seat, State
+from companion.game.summary import decision
+from companion.table.pi_seats import PiEvents
+from companion.table.scoreboard import BoardEvents
+
+RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
+
+
+@dataclass
+class Session:
+    """What a restart voids: codes, asks and moves under way, who is offline, the screens, and the table's hooks.
+
+    Never in the log, so replaying the log never brings back a code, an ask or a half-made move.
+    """
+
+    codes: dict = field(default_factory=dict)            # colour -> Code that hands a seat to a new device
+    host_claims: dict = field(default_factory=dict)      # colour -> Code, oldest first: each claimer its own
+    offline: tuple = ()                                  # seated colours with no live device
+    displays: set = field(default_factory=set)           # devices showing the table (the table's own set)
+    kiosks: set = field(default_factory=set)             # the Pi's own screen (the table's own set): table powers
+    seat_addresses: dict = field(default_factory=dict)   # colour -> the address a lobby seat was taken from
+    banned_addresses: set = field(default_factory=set)   # addresses taken off a lobby seat by the host
+    asks: list = field(default_factory=list)             # asks for gone seats (companion/asks.py), oldest first
+    asked: int = 0                                       # asks numbered so far (each device sees its own number)
+    rescue: Optional[dict] = None                        # a seat moving with the table's confirmation
+    show_skipped: bool = False                           # the host skipped the table screen's reveal of the tally
+    away: Callable[[Optional[str]], bool] = lambda d: False        # this device gone past the host-away wait
+    host_gone: Callable[[], bool] = lambda: False
+    host_wait: Callable[[], Optional[float]] = lambda: None
+    storage: Callable[[], Optional[dict]] = lambda: None           # store/notice.py
+
+
+@dataclass
+class Game(BoardEvents, PiEvents):
+    """One game in memory: its logged state, rebuilt from its log when first needed, then kept in step with it.
+
+    It keeps its current state and its actions, not every state in between: undo replays from the setup.
+    What a restart voids is its `session`.
+    """
+
+    id: str
+    seq: int = 0
+    host: Optional[str] = None
+    mode: str = "family"
+    colors: tuple[str, ...] = ()
+    removed: frozenset[str] = frozenset()
+    tokens: dict = field(default_factory=dict)
+    deal: str = "app"
+    names: dict = field(default_factory=dict)
+    devices: dict = field(default_factory=dict)       # colour -> device id
+    cards: dict = field(default_factory=dict)         # colour -> (area, neighborhood)
+    clashes: int = 0                                  # physical-deal clashes in this lobby (CLASHES: the app deals)
+    state: Optional[State] = None                      # None in the lobby
+    board: Optional[FinishedBoard] = None              # a game played on the board alone, being typed in to score
+    actions: list = field(default_factory=list)
+    changes: dict = field(default_factory=dict)       # device -> seat, release, cards and setup events it logged
+    entries: dict = field(default_factory=dict)       # device -> entries it logged on a board scored without the app
+    layout: str = "random"                            # how the tokens were chosen: "random" or "hand"
+    shown: bool = True                                # took the table display when created
+    abandoned: bool = False
+    next_game: Optional[str] = None                   # the rematch everyone moved on to
+    from_game: Optional[str] = None
+    notice: Optional[dict] = None                     # the last thing every screen announces
+    banned: set = field(default_factory=set, repr=False)            # devices the host took off a lobby seat
+    newcomers: set = field(default_factory=set, repr=False)         # seats taken by devices new at this table
+    first_game: frozenset = frozenset()               # seats in their first game here (companion/store/first_game.py)
+    # The last decisions as public log lines (companion.game.summary), newest last; bounded, rebuilt by replay.
+    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
+    undone: Optional[dict] = None                     # the line the last undo took back, until the next action
+    session: Session = field(default_factory=Session, repr=False)
+    # The object's own: its lock, and the views' cache (rev bumps on every change a view shows).
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    rev: int = 0
+    _public: Optional[tuple[int, dict]] = field(default=None, repr=False)
+    _public_json: Optional[tuple[dict, str]] = field(default=None, repr=False)
+
+    @property
+    def phase(self) -> str:
+        if self.abandoned:
+            return "abandoned"
+        if self.state is None:
+            return "lobby" if self.board is None else "board"
+        return "finished" if self.state.finished else "playing"
+
+    @property
+    def in_progress(self) -> bool:
+        """Being played, or a lobby someone sat down in: a new game may not quietly take its table."""
+        return self.phase == "playing" or (self.phase in ("lobby", "board") and bool(self.devices))
+
+    def can_host(self, device: Optional[str]) -> bool:
+        """The host's device, or the Pi's own screen (a display claimed by code is a screen, not a host)."""
+        return device is not None and (device == self.host or device in self.session.kiosks)
+
+    @property
+    def cards_locked(self) -> bool:
+        """A physical deal once every seat has entered its cards: checked together, then fixed (entries that
+        clash, from a log written before every completion was checked, are open to enter again). The Pi's seats
+        are dealt at the start, from what the people's entries leave."""
+        people = pi_seat.people(self)
+        return (self.deal == "physical" and self.state is None and all(c in self.cards for c in people)
+                and not clashing(self.mode, [self.cards[c] for c in people]))
+
+    def seat_of(self, device: Optional[str]) -> Optional[str]:
+        for color, d in self.devices.items():
+            if d == device:
+                return color
+        return None
+
+    # -- the log's events, applied to memory (already checked; replay uses the same code) --
+
+    def mutate(self, kind: str, body: dict, device: Optional[str], after: Optional[State] = None) -> None:
+        """Apply one logged event: the same method whether it was just appended or replayed at start."""
+        on = getattr(self, "on_" + kind, None)
+        if on is None:
+            raise ValueError(f"unknown event kind {kind!r}")
+        if kind in ("seat", "release", "cards", "setup", "pi"):
+            self.changes[device] = self.changes.get(device, 0) + 1
+        elif kind in ("building", "tokens", "holder", "secret", "name"):
+            self.entries[device] = self.entries.get(device, 0) + 1
+        on(body, device, after)
+        self.seq += 1
+        self.rev += 1
+
+    def on_create(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A new game: its host, setup and any seats carried over from the game before."""
+        self.host = device
+        self._configure(body)
+        self.shown = body.get("shown", True)
+        self.from_game = body.get("from")
+        if body.get("board"):
+            self.board = new_board(self.mode, [Seat(c) for c in self.colors], self.removed)
+            self.names.update(body.get("names") or {})   # named as the colours sat down at the table
+        for color, (name, holder) in (body.get("seats") or {}).items():
+            self.devices[color], self.names[color] = holder, name
+
+    def on_setup(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The host changed the setup; a seat taken away takes its cards with it."""
+        cards = dict(self.cards)
+        self._configure(body)
+        if body.get("removed_seat"):
+            self.cards = {c: v for c, v in cards.items() if c in self.colors}
+            self.notice = {"key": "notice_seat_removed", "color": body["removed_seat"], "seq": self.seq + 1}
+            self._clashed(body)   # the last seat without cards went: the entries were checked like a last entry
+
+    def on_move(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A seat moved to a new phone (by its code or a rescue); the host role travels with it."""
+        old = self.devices.get(body["color"])
+        self.devices[body["color"]] = device
+        if body.get("name"):
+            self.names[body["color"]] = body["name"]
+        if old is not None and old == self.host:
+            self.host = device     # the host role travels with its seat
+        self.session.codes.pop(body["color"], None)
+        self.newcomers.discard(body["color"])
+        if self.session.rescue is not None and self.session.rescue["color"] == body["color"]:
+            self.session.rescue = None
+        self.session.asks = [a for a in self.session.asks if a.color != body["color"]]
+        self.notice = {"key": "notice_seat_moved", "color": body["color"], "seq": self.seq + 1}
+
+    def on_host(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The host role handed to a seat, or to the table itself."""
+        self.host = self.devices[body["color"]] if body.get("color") else device
+        self.session.host_claims = {}
+        self.notice = {"key": "notice_host" if body.get("color") else "notice_host_table",
+                       "color": body.get("color"), "seq": self.seq + 1}
+
+    def on_abandon(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The table gave the game up: it is over without a winner."""
+        self.abandoned = True
+        self.notice = {"key": "notice_abandoned", "seq": self.seq + 1}
+
+    def on_rematch(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The next game at this table, for every phone to follow."""
+        self.next_game = body["game"]
+        self.notice = {"key": "notice_rematch", "game": body["game"], "seq": self.seq + 1}
+
+    def on_seat(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A device sat down on a colour."""
+        self.devices[body["color"]] = device
+        self.names[body["color"]] = body["name"]
+        if body.get("new"):
+            self.newcomers.add(body["color"])
+        else:
+            self.newcomers.discard(body["color"])
+
+    def on_release(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A seat freed: in the lobby its name and cards go; mid-game every screen is told."""
+        old = self.devices.pop(body["color"], None)
+        self.newcomers.discard(body["color"])
+        self.session.seat_addresses.pop(body["color"], None)
+        if self.state is None and old is not None and old != device:
+            self.banned.add(old)   # taken off a lobby seat by the host: it does not sit again in this game
+        if self.state is None:
+            self.names.pop(body["color"], None)
+            self.cards.pop(body["color"], None)
+        else:
+            self.notice = {"key": "notice_released", "color": body["color"], "seq": self.seq + 1}
+
+    def on_cards(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A seat's secret cards (dealt by hand); a clash sends every seat back to enter again."""
+        self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
+        self._clashed(body)
+
+    def _clashed(self, body: dict) -> None:
+        """Checked once every seat had entered: a clash clears every entry and names no seat and no card
+        (older logs named two seats: they clear all the same); the last one allowed hands the deal to the app."""
+        if not body.get("clash"):
+            return
+        self.cards = {}
+        self.clashes += 1
+        if body.get("app_deals"):
+            self.deal = "app"
+        self.notice = {"key": "notice_cards_app_deals" if body.get("app_deals") else "notice_cards_clash",
+                       "seq": self.seq + 1}
+
+    def on_start(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The game begins: the cards are final and the board is set up."""
+        self.cards = {c: tuple(v) for c, v in body["cards"].items()}
+        self.first_game = frozenset(body.get("first_game", ()))
+        self.state = new_game(self.setup())
+
+    def on_action(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """A bid or a pass, already checked by the rules."""
+        action = action_of(body)
+        before = self.state
+        # `after`: the state the table already computed when it checked the action.
+        self.state = after if after is not None else apply(self.state, action)
+        self.actions.append(action)
+        self.recent.append(decision(before, action, self.state))
+        self.undone = None
+
+    def on_undo(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        """The last action taken back: the state is replayed without it."""
+        also = []
+        for _ in range(body.get("count", 1)):   # more than one: the Pi's moves since the person's action too
+            self.undone = dict(self.recent.pop()) if self.recent else {}
+            self.actions.pop()
+            also.append(self.undone)
+        if len(also) > 1:
+            self.undone["also"] = also[-2::-1]
+        self.undone["seq"] = self.seq + 1
+        self.session.show_skipped = False        # a game ended again is shown again
+        state = new_game(self.state.setup)
+        for action in self.actions:
+            state = apply(state, action)
+        self.state = state
+
+    def _configure(self, body: dict) -> None:
+        self.mode = body["mode"]
+        self.colors = tuple(body["players"])
+        self.removed = frozenset(body["removed_districts"])
+        self.tokens = dict(body["tokens"])
+        self.deal = body["deal"]
+        self.layout = body.get("layout", "random")
+        for gone in set(self.devices) - set(self.colors):
+            self.devices.pop(gone)
+            self.names.pop(gone, None)
+            self.newcomers.discard(gone)
+            self.session.seat_addresses.pop(gone, None)
+        self.cards = {}
+
+    def setup(self):
+        seats = [Seat(c, self.names.get(c, ""), *self.cards.get(c, (None, None))) for c in self.colors]
+        return make_setup(self.mode, seats, self.removed, self.tokens)
+
+
+
+def clashing(mode: str, entries: list) -> bool:
+    """Whether two entries (each (area, neighborhood)) share a card: one card entered twice."""
+    seen: set = set()
+    for entry in entries:
+        mine = {x for x in entry if x}
+        if mine & seen:
+            return True
+        seen |= mine
+    return False
+
+
+def action_of(body: dict) -> Action:
+    """A logged bid or pass, as the rules core takes it."""
+    if body.get("pass"):
+        return Pass(body["player"])
+    return Bid(body["player"], body["bid"], body["value"])

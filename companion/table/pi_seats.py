@@ -1,0 +1,84 @@
+"""The Pi's seats as the table keeps them: the host gives a free colour to the Pi or takes it back; its moves
+come back from companion/pi_seat.py's thinker through the one path."""
+from __future__ import annotations
+
+from typing import Optional
+
+from companion import players
+from companion.errors import Refused
+from companion.game.state import Action, State
+from companion.pi_seat import device_for, level_of, name_for, people
+from companion.table import checks
+
+
+class PiEvents:
+    """Game's event method for a seat given to the Pi or taken back from it (mixed into Game)."""
+
+    def on_pi(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        color, level = body["color"], body.get("level")
+        self.cards.pop(color, None)
+        self.newcomers.discard(color)
+        if level:
+            self.devices[color] = device_for(level)
+            self.names[color] = name_for(level)
+        else:
+            self.devices.pop(color, None)
+            self.names.pop(color, None)
+        self._clashed(body)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
+
+
+class PiRequests:
+    """Table's requests for the Pi's seats: the host gives a free colour to the Pi or takes it back, in the lobby."""
+
+    def seat_pi(self, gid: str, color: str, level: str, device: str) -> str:
+        game = self.get(gid)
+        with game.lock:
+            checks.host_only(game, device)
+            checks.lobby_only(game)
+            if color not in game.colors:
+                raise Refused(404, "no_seat", color=color)
+            if level not in players.PI_LEVELS:
+                raise Refused(400, "pi_level", levels=", ".join(players.PI_LEVELS))
+            holder = game.devices.get(color)
+            if holder is not None and level_of(holder) is None:
+                raise Refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
+            if game.cards_locked:
+                raise Refused(409, "cards_locked")
+            if holder is None and len(people(game)) <= 1:
+                raise Refused(409, "pi_last_person")
+            body = {"color": color, "level": level}
+            if game.deal == "physical":
+                # The people's entries may all be in once this seat is the Pi's: checked together now, as the
+                # last entry would have been (table.enter_cards).
+                body.update(self._deal_check(game, game.cards, [c for c in people(game) if c != color]))
+            text = self._commit(game, "pi", body, device)
+            self.pi.warm()
+            return text
+
+    def free_pi(self, gid: str, color: str, device: str) -> str:
+        game = self.get(gid)
+        with game.lock:
+            checks.host_only(game, device)
+            checks.lobby_only(game)
+            if level_of(game.devices.get(color)) is None:
+                raise Refused(409, "not_pi_seat", color=color)
+            if game.cards_locked:
+                raise Refused(409, "cards_locked")   # as release: a seat freed must not reopen the deal for a guess
+            return self._commit(game, "pi", {"color": color, "level": None}, device)
+
+    def _person_seat(self, game, color: str) -> None:
+        """Moving a seat, handing it the host role, passing for it: a person's seat only."""
+        if level_of(game.devices.get(color)) is not None:
+            raise Refused(409, "pi_plays", color=color)
+
+    def pi_act(self, gid: str, seq: int, color: str, action: Action) -> None:
+        """The Pi's decision, through the one path, if the game is still where the Pi saw it (else dropped)."""
+        game = self.games.get(gid)
+        if game is None:
+            return
+        with game.lock:
+            st = game.state
+            if (game.seq != seq or game.phase != "playing" or st.to_act_color != color or action.player != color
+                    or level_of(game.devices.get(color)) is None):
+                return
+            self._act(game, action, game.devices[color])

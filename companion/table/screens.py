@@ -1,0 +1,48 @@
+"""The table's screens: the Pi's own kiosk, displays let in by code, and the end-of-game show."""
+from __future__ import annotations
+
+from typing import Optional
+
+from companion import views
+from companion.codes import Code
+from companion.errors import Refused
+from companion.table import checks
+
+
+class Screens:
+    """A screen shows the public view; only the Pi's own screen has table powers."""
+
+    def show_display_code(self, device: str) -> Optional[str]:
+        """Asked on the Pi's own screen only: a code that makes another device a table display (a screen)."""
+        if device not in self.kiosks:
+            raise Refused(403, "not_table")
+        if self.display_code is None or self.display_code.expired:
+            self.display_code = Code.fresh(device)
+        return self.display_code.value
+
+    def become_display(self, code: str, device: str, address: str = "") -> None:
+        """A device holding the code on the Pi's screen becomes a table display: it shows what the Pi's screen
+        shows of the public view, and nothing more (no host actions, no codes, no seat)."""
+        with self._lock:
+            if any(game.seat_of(device) or game.host == device for game in self.games.values()
+                   if game.phase in ("lobby", "playing")):
+                raise Refused(409, "display_seated")
+            self._try_code(self.display_code, code, device, address)
+            self.displays.add(device)
+            self.display_code = None
+        for game in list(self.games.values()):
+            game.rev += 1
+
+    def skip_show(self, gid: str, device: str) -> str:
+        """The host ends the table screen's line-by-line reveal of the tally: every line shows at once.
+        Not logged (nothing in the game changes) and never waited for: the phones show the tally at once anyway."""
+        game = self.get(gid)
+        with game.lock:
+            checks.host_only(game, device)
+            if game.phase != "finished":
+                raise Refused(409, "show_not_over")
+            if not game.session.show_skipped:
+                game.session.show_skipped = True
+                game.rev += 1
+                self._tell(game)
+            return views.view_json(game, device)
