@@ -7,7 +7,8 @@ behaviour nobody would be told about if it broke. Prints the share killed of the
     .venv/bin/python benchmarks/bench_mutations.py --report          # the figures of the last run only
 
 A run stopped part way goes on where it stopped when started again (results live in mutants/; delete it for a
-fresh run); the report says when some mutants have no result yet. mutmut's timeout is wall time, so on shared
+fresh run); the report says when some mutants have no result yet. A function added since the last run has "no
+tests" until mutmut maps the tests afresh: remove mutants/mutmut-stats.json, then run that function's mutants. mutmut's timeout is wall time, so on shared
 cores a low timeout_multiplier counts slow survivors as killed: [tool.mutmut] sets 10 (20x the tests' time).
 
 What is mutated and which tests run: [tool.mutmut] in pyproject.toml. mutmut 3 mutates function bodies only, so
