@@ -144,3 +144,26 @@ def test_token_table_per_player_count_fills_7_in_center_and_5_per_district_in_pl
 
 def test_size_classes_small_1_5_medium_6_9_tall_10_13(board):
     assert [board.size_class(v) for v in range(1, 14)] == [0] * 5 + [1] * 4 + [2] * 4
+
+
+def test_the_points_are_the_rulebooks(board):
+    """End of the game: "For each "Trendy neighborhood" token ... 3 prestige points, ... each "Subway" token ... 1
+    prestige point, The owner of the "Subway" card earns 3 ..., each "Archaeological site" token ... loses 1 ...,
+    The owner of the "Archaeological site" card loses 2"; Expert: a highest building token "worth 5 prestige points",
+    "2 prestige points" per building of the neighborhood card's kind, and the area cards' 4, 7, 5, 4, 4."""
+    k = board.scoring
+    assert (k["trendy_token"], k["subway_token"], k["subway_card_most_subway_tokens"], k["archaeological_token"],
+            k["archaeological_card_last_taken"]) == (3, 1, 3, -1, -2)
+    assert (k["expert_highest_building_per_district"], k["expert_neighborhood_objective_per_building_of_kind"]) == (5, 2)
+    assert dict(k["expert_area_objectives"]) == {"bridges": 4, "statues": 7, "lakes": 5, "districts": 4, "chains": 4}
+
+
+def test_every_place_on_the_board_keeps_its_name_and_position_for_the_map(board):
+    """The pages draw the neighborhoods, lakes and statues where the parsed board puts them."""
+    for n in RAW["neighborhoods"]:
+        got = board.neighborhoods[n["id"]]
+        assert (got.id, got.x, got.y) == (n["id"], n["x"], n["y"])
+    for parsed, raw in ((board.lakes, RAW["lakes"]), (board.statues, RAW["statues"])):
+        assert [(f.id, f.x, f.y, f.neighborhoods) for f in parsed] == [
+            (f["id"], f["x"], f["y"], tuple(f["neighborhoods"])) for f in raw]
+        assert all(isinstance(f.x, float) and isinstance(f.y, float) for f in parsed)

@@ -10,7 +10,7 @@ from companion.game.board_entry import (HEIGHTS, FinishedBoard, check_complete, 
                                         reveal, set_tokens, tally, to_state)
 from companion.game.errors import MESSAGES
 from companion.game.scoring import explain
-from companion.game.state import Seat
+from companion.game.state import VALUES, Seat
 
 GAMES = 1000
 
@@ -194,3 +194,140 @@ def test_every_board_sentence_has_an_english_text():
                  "board_card_no_token", "board_subway_fewer", "board_not_finished", "board_two_finished",
                  "board_tokens_buildings", "board_card_nobody", "board_cards_missing"):
         assert code in MESSAGES
+
+
+# --- Each refusal's exact sentence, and what a typed board keeps ---------------------------------------------------
+# Found by the mutation run (benchmarks/bench_mutations.py): the tests above checked a refusal's code only, so a
+# sentence naming nobody ("None is not playing in this game") passed them.
+
+
+def said(fn, *args):
+    """The sentence of the RuleError `fn(*args)` raises."""
+    with pytest.raises(RuleError) as e:
+        fn(*args)
+    return e.value.code, e.value.sentence
+
+
+def two_players(mode="family"):
+    return new_board(mode, [Seat("blue", "Ann"), Seat("red", "Bo")], ("north", "east"), BOARD)
+
+
+def spots(fb):
+    """The neighborhoods in play where a token can lie, in a fixed order."""
+    return [nb for nb in sorted(BOARD.in_play(fb.removed)) if BOARD.neighborhoods[nb].token_eligible]
+
+
+def finished_two(mode="family"):
+    """Blue has built all 13 (the game ended), red 3; nobody holds tokens; the cards are not entered."""
+    fb = two_players(mode)
+    where = spots(fb)
+    height = "small" if mode == "expert" else None
+    heights = ["small"] * 5 + ["medium"] * 4 + ["tall"] * 4 if mode == "expert" else [None] * 13
+    for nb, h in zip(where[:13], heights):
+        fb = place(fb, nb, "blue", h, BOARD)
+    for nb in where[13:16]:
+        fb = place(fb, nb, "red", height, BOARD)
+    return fb
+
+
+def test_each_entry_refused_names_the_player_the_neighborhood_and_the_card():
+    fb = two_players("expert")
+    assert said(place, fb, "C01", "green", "tall", BOARD) == ("unknown_player", "green is not playing in this game")
+    assert said(place, fb, "Z99", "blue", "tall", BOARD) == (
+        "board_unknown_neighborhood", "there is no neighborhood Z99 on the board")
+    # Not even a name: the same sentence, not a crash on a value that cannot be looked up.
+    assert said(place, fb, ["C01"], "blue", "tall", BOARD) == (
+        "board_unknown_neighborhood", "there is no neighborhood ['C01'] on the board")
+    north = sorted(BOARD.districts["north"])[0]
+    assert said(place, fb, north, "blue", "tall", BOARD) == (
+        "board_district_removed", f"no building can stand on {north}: the north district is not in play")
+    assert said(place, fb, "C01", "blue", None, BOARD) == (
+        "board_height_missing", "say how tall the building on C01 is: small (1-5), medium (6-9) or tall (10-13)")
+    fam = two_players()
+    for nb in spots(fam)[:13]:
+        fam = place(fam, nb, "red", None, BOARD)
+    assert said(place, fam, spots(fam)[13], "red", None, BOARD) == (
+        "board_too_many", "red has only 13 buildings, not 14")
+    assert said(set_tokens, fb, "red", [1, -1, 0], BOARD) == (
+        "board_bad_tokens", "red's tokens must be whole numbers, none below 0")
+    assert said(hold, fb, "trendy", "red") == (
+        "board_bad_card", "trendy is not one of the two special cards (subway, archaeological)")
+    assert said(hold, fb, "archaeological", "red") == (
+        "board_card_no_token", "red cannot hold the archaeological card without a single archaeological token")
+    # "In 2 player games ... when playing the Family version, remove the Borders area card."
+    assert said(reveal, fam, "red", "borders", None) == (
+        "no_borders_2p", "red holds the borders card, which is left out of 2-player games")
+    assert said(reveal, fb, "red", "borders", "park") == (
+        "bad_area", "red holds borders, which is not one of the expert area cards "
+                    "(bridges, statues, lakes, districts, chains)")
+
+
+def test_taking_a_building_off_an_empty_neighborhood_changes_nothing():
+    fb = two_players()
+    assert place(fb, "C01", None, None, BOARD) == fb
+    built = place(fb, "C01", "blue", None, BOARD)
+    assert place(built, "C01", None, None, BOARD).buildings == {}
+
+
+def test_the_players_names_stay_through_the_table_and_their_cards():
+    fb = two_players("expert")
+    assert [(s.color, s.name) for s in fb.seats] == [("blue", "Ann"), ("red", "Bo")]
+    fb = reveal(fb, "red", "lakes", "park")
+    assert fb.seats == (Seat("blue", "Ann"), Seat("red", "Bo", "lakes", "park"))
+
+
+def test_a_card_entered_for_the_first_seat_is_checked_against_every_other_seat():
+    """The deck holds each card once: the clash is found whoever comes first in the seating order."""
+    fb = reveal(reveal(two_players("expert"), "red", "lakes", "park"), "blue", "chains", "mall")
+    assert said(check_unique, fb, "blue", "lakes", "mall")[0] == "board_area_twice"
+    assert said(check_unique, fb, "blue", "chains", "park")[0] == "board_neighborhood_twice"
+
+
+def test_a_board_that_cannot_have_ended_says_who_and_how_many():
+    fb = two_players()
+    where = spots(fb)
+    for nb in where[:13]:
+        fb = place(fb, nb, "blue", None, BOARD)
+    for nb in where[13:26]:
+        fb = place(fb, nb, "red", None, BOARD)
+    # "The game ends as soon as any player has built his last building."
+    assert said(check_complete, fb, BOARD) == (
+        "board_two_finished", "blue and red cannot both have built 13 buildings: the game ends at the first")
+    fb = finished_two()
+    three = set_tokens(fb, "red", [2, 1, 1], BOARD)
+    assert said(check_complete, three, BOARD) == (
+        "board_tokens_buildings", "red has 4 tokens but only 3 buildings where a token can lie (not a blind alley)")
+    # Both hold subway tokens, nobody the card: the sentence names the first of them in seating order.
+    both = set_tokens(set_tokens(fb, "blue", [0, 1, 0], BOARD), "red", [0, 1, 0], BOARD)
+    assert said(check_complete, both, BOARD) == (
+        "board_card_nobody", "someone must hold the subway card: blue has subway tokens")
+    assert said(check_complete, fb, BOARD) == ("board_cards_missing", "blue's secret cards are not entered yet")
+
+
+@pytest.mark.parametrize("mode, blue_cards", [
+    ("family", (None, None)),        # Family: no area card
+    ("expert", ("chains", None)),    # Expert: the area card but no neighborhood card
+])
+def test_a_tally_waits_for_every_secret_card_of_the_mode(mode, blue_cards):
+    """Family deals one area card each, Expert an area and a neighborhood card each: the board says whose are
+    missing (board_cards_missing), whichever of the two is."""
+    fb = finished_two(mode)
+    fb = reveal(fb, "red", "lakes", "park" if mode == "expert" else None)
+    fb = fb.__class__(**{**fb.__dict__, "seats": (Seat("blue", "Ann", *blue_cards), fb.seats[1])})
+    assert said(check_complete, fb, BOARD) == ("board_cards_missing", "blue's secret cards are not entered yet")
+
+
+def test_the_state_of_a_typed_board_is_a_finished_game_with_the_rest_in_hand():
+    """The tally's state is shown like a game's last state: nobody to act, each building where it stands, the
+    buildings not built still the player's, no token left to take."""
+    fb = finished_two("expert")
+    fb = reveal(reveal(fb, "blue", "chains", "mall"), "red", "lakes", "park")
+    st = to_state(fb)
+    assert st.finished and st.to_act is None and st.to_act_color is None
+    assert all(b.neighborhood == nb for nb, b in st.built.items())
+    assert sorted(st.built) == sorted(fb.buildings)
+    assert [st.seat(c) for c in ("blue", "red")] == [0, 1]
+    # Blue built 5 small, 4 medium, 4 tall: every value; red 3 small ones, the lowest: 1, 2, 3.
+    assert st.hands == ((), tuple(v for v in VALUES if v > 3))
+    assert st.built_count == (13, 3)
+    assert dict(st.tokens) == {} and dict(st.setup.tokens) == {}

@@ -210,6 +210,7 @@ def test_replay_raises_record_error_with_where_and_sentence():
     (lambda doc: {**doc, "tokens": []}, "tokens must be an object from neighborhood to token kind"),
     (lambda doc: {**doc, "tokens": {"C01": 5}}, "the token on C01 must be a string, not 5"),
     (lambda doc: {**doc, "mode": 7}, "the mode must be family or expert, not 7"),
+    (lambda doc: {**doc, "actions": {"player": "blue", "pass": True}}, "actions must be a list"),
 ])
 def test_a_bad_setup_is_named_where_it_is_with_its_own_sentence(change, said):
     """RECORD.md: a bad record "exits 2 with one line ... beginning setup:", the same line replay() raises."""
@@ -238,6 +239,15 @@ def test_a_bad_action_says_what_is_wrong_with_it(raw, said):
     with pytest.raises(RuleError) as e:
         parse_action(raw)
     assert (e.value.code, e.value.sentence) == ("bad_record", said)
+
+
+def test_a_record_without_actions_is_the_game_before_its_first_bid():
+    """A record written as the table sits down holds the setup only: nothing built, the first player to bid."""
+    doc = blue_builds_everything()
+    del doc["actions"]
+    state = replay(doc)
+    assert state.setup.colors == ("blue", "red") and state.built == {} and state.moves == 0
+    assert (state.to_act_color, state.call, state.finished) == ("blue", (), False)
 
 
 def test_a_recorded_pass_and_bid_are_read_as_written():
@@ -318,3 +328,12 @@ def test_issue_11_the_tables_way_scores_and_a_pass_anywhere_else_is_refused(tmp_
     # Out of seating order at one point:
     assert bad(write(tmp_path, to_record(setup, head + [gray_1, white_12, red_13, gray, blue]))) == (
         f"action {n + 2}: blue cannot act now: it is red's turn")
+
+
+def test_a_record_written_from_a_setup_holds_each_player_as_record_md_spells_it():
+    """RECORD.md: players hold "color", "name", "area" and "neighborhood"; read back, the names are the table's."""
+    setup = replay(blue_builds_everything()).setup
+    doc = to_record(setup, [])
+    assert doc["players"] == [{"color": "blue", "name": "Ann", "area": "lakes", "neighborhood": None},
+                              {"color": "red", "name": "Ben", "area": "statues", "neighborhood": None}]
+    assert [s.name for s in replay(doc).setup.seats] == ["Ann", "Ben"]

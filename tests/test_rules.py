@@ -5,7 +5,7 @@ from games import BOARD, build, layout_with, setup_for
 
 from companion.game import RuleError, apply, legal_actions, new_game
 from companion.game.board import board_data
-from companion.game.rules import NO_ACTIONS, could_outbid
+from companion.game.rules import NO_ACTIONS, LegalActions, could_outbid
 from companion.game.state import Bid, CallResult, Pass
 
 SEATS4 = ("blue", "gray", "red", "white")
@@ -352,3 +352,55 @@ def test_something_that_is_neither_a_bid_nor_a_pass_is_refused_with_a_sentence()
     with pytest.raises(RuleError) as e:
         apply(s, Bid("red", ["C05"], 5), BOARD)
     assert e.value.code == "unknown_neighborhood"
+
+
+def test_a_built_value_is_named_built_even_while_the_player_has_another_bid_on_the_board():
+    """The sentence names where the building is: built ("The building will remain there until the end of the game")
+    or on the board in this call, whatever else the player has bid in this call."""
+    s = new_game(setup_for(("blue", "gray", "white", "red")))
+    s = play(s, ("blue", "C12", 13))          # nobody can outbid a 13: blue builds it and starts again
+    s = play(s, ("blue", "C08", 3), ("gray", "C09", 7), ("white",), ("red",))
+    assert legal_actions(s, BOARD).player == "blue" and [b.player for b in s.call] == ["blue", "gray"]
+    refused(s, Bid("blue", "C10", 13), "value_built", "blue cannot bid 13: that building is already built")
+
+
+def test_a_single_legal_bid_is_still_something_to_do():
+    """"The first player chooses one of his buildings (of any value) and places it": one building left and one
+    empty neighborhood is one bid, and the player has it to make."""
+    only = LegalActions("blue", frozenset({"C01"}), (13,), False)
+    assert bool(only) and len(only) == 1 and list(only) == [Bid("blue", "C01", 13)]
+
+
+def test_each_decision_counts_one_move_whether_or_not_it_ends_the_call():
+    """A bid and a pass are one decision each ("players may either Outbid or Pass"); automatic passes are none."""
+    s = new_game(worked_example_setup())
+    for n, move in enumerate([("blue", "C08", 3), ("gray", "C09", 7), ("red", "C10", 9), ("white", "C04", 10),
+                              ("blue",), ("gray",), ("red", "C01", 11), ("white",)], 1):
+        s = play(s, move)
+        assert s.moves == n, move
+    assert s.call == () and s.last_call.player == "red"
+
+
+def test_the_first_seat_starts_the_first_call_and_the_winner_the_next():
+    """RECORD.md: "the first starts the first call for proposal"; rulebook: "the player who has just won the call for
+    proposal becomes the new start player"."""
+    s = new_game(worked_example_setup())
+    assert (s.start, s.to_act) == (0, 0)
+    s = play(s, ("blue", "C08", 3), ("gray", "C09", 7), ("red",), ("white",), ("blue",))
+    assert s.last_call.player == "gray" and (s.start, s.to_act) == (1, 1)
+
+
+def test_a_player_that_is_not_a_colour_name_is_refused_with_a_sentence():
+    s = new_game(worked_example_setup())
+    e = refused(s, Pass(["blue"]), "unknown_player", "['blue'] is not playing in this game")
+    assert e.params == {"player": ["blue"]}
+
+
+def test_the_first_decision_of_a_fresh_process_finds_the_districts_in_play(monkeypatch):
+    """Nothing remembered yet (rules._IN_PLAY empty, as in a server just started): the first call's bids may go in
+    every neighborhood of the districts in play, and no other; "one of the peripheral districts is not used"."""
+    from companion.game import rules
+    monkeypatch.setattr(rules, "_IN_PLAY", {})
+    s = new_game(setup_for(("blue", "gray", "red"), removed=("west",)))
+    assert legal_actions(s, BOARD).neighborhoods == {nb for nb in BOARD.neighborhoods if not nb.startswith("W")}
+    assert legal_actions(s, BOARD).neighborhoods == BOARD.in_play({"west"})   # and again, remembered

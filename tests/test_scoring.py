@@ -1,12 +1,14 @@
 """End of game: tokens, special cards, area and neighborhood cards, highest buildings, winners."""
 import random
+from dataclasses import replace
 
 import pytest
 
 from games import (BOARD, RAW, brute_area, brute_max_disjoint, candidate_groups, cluster, layout_with, position,
                    setup_for)
 
-from companion.game.scoring import area_groups, explain, score
+from companion.game.scoring import (area_group_list, area_groups, disjoint_groups, explain, family_area_hits,
+                                     max_disjoint, score)
 
 EIGHT = ("trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area", "neighborhood", "highest")
 AREA_POINTS = {"bridges": 4, "statues": 7, "lakes": 5, "districts": 4, "chains": 4}  # printed on the cards
@@ -217,3 +219,94 @@ def test_still_tied_players_share_the_victory_listed_in_seating_order():
     assert out["winners"] == ["white", "red"]
     out = scored(winner_setup(), BASE, collected=TOKENS, archaeological_card="white")
     assert out["winners"] == ["blue", "red"]
+
+
+# --- The groups the tally names, and the packing itself ---------------------------------------------------------
+
+def test_three_buildings_exactly_around_a_statue_are_the_group_the_tally_names():
+    """Statues: "7 prestige points for each group of three buildings he has constructed around a statue": a player
+    whose only buildings are the three around statue-01 is shown that group, not an empty list beside its 7 points."""
+    others = [("lakes", "park"), ("chains", "industrial"), ("bridges", "lodgings")]
+    s = setup_for(("blue", "red", "white", "gray"), mode="expert", cards=[("statues", "mall")] + others)
+    out = explain(position(s, {"W01": ("blue", 1), "W02": ("blue", 2), "W03": ("blue", 3)}), BOARD)
+    assert out["details"]["blue"]["area_group_list"] == [["W01", "W02", "W03"]]
+    assert out["scores"]["players"]["blue"]["breakdown"]["area"] == 7
+
+
+@pytest.mark.parametrize("fn", [area_group_list, area_groups, family_area_hits])
+def test_a_card_no_deck_holds_is_refused_by_its_name(fn):
+    with pytest.raises(ValueError, match="^moon$"):
+        fn(BOARD, "moon", {"C01"})
+
+
+def test_the_packing_is_the_largest_for_any_groups_of_three():
+    """"each building may only be used once to earn an area objective": the count is the largest set of disjoint
+    groups for any groups, also where every packing that uses the first building is one short (a-x-y blocks both
+    x-p-q and y-r-s)."""
+    blocked = [frozenset("axy"), frozenset("xpq"), frozenset("yrs")]
+    assert max_disjoint(blocked) == 2 and sorted(map(sorted, disjoint_groups(blocked))) == [
+        ["p", "q", "x"], ["r", "s", "y"]]
+    # The same after a first group is taken: a-b-c is named once, d-x-y left out.
+    later = [frozenset("abc"), frozenset("dxy"), frozenset("xpq"), frozenset("yrs")]
+    assert sorted(map(sorted, disjoint_groups(later))) == [["a", "b", "c"], ["p", "q", "x"], ["r", "s", "y"]]
+    rng = random.Random(33)
+    for _ in range(300):
+        items = "abcdefghij"[:rng.randint(3, 10)]
+        groups = [frozenset(rng.sample(items, 3)) for _ in range(rng.randint(0, 8))]
+        chosen = disjoint_groups(groups)
+        assert len(chosen) == max_disjoint(groups) == brute_max_disjoint(groups), groups
+        assert all(g in groups for g in chosen) and len(set().union(*chosen)) == 3 * len(chosen)
+
+
+def test_a_tie_that_neither_points_nor_buildings_settle_is_shared():
+    """"In case of a new tie, the tied players share the victory.\""""
+    out = explain(position(winner_setup(), BASE, collected=TOKENS), BOARD)
+    assert (out["scores"]["winners"], out["tiebreak"]) == (["white", "blue", "red"], "shared")
+
+
+def test_the_facts_behind_each_line_are_named_for_the_end_screen():
+    """The breakdown's facts: every building, the groups of the area card, the buildings of the neighborhood card's
+    kind ("2 prestige points for each building ... of the kind featured on his card") and the districts where the
+    player's building is the highest; Family: the buildings next to the card's feature."""
+    s = setup_for(("blue", "red"), mode="expert", removed=("north", "east"),
+                  cards=[("statues", "lodgings"), ("lakes", "mall")])
+    mine = {"W01": ("blue", 10), "W02": ("blue", 2), "W03": ("blue", 3), "C01": ("red", 1)}
+    out = explain(position(s, mine), BOARD)
+    blue = out["details"]["blue"]
+    kinds = sorted(nb for nb in ("W01", "W02", "W03") if BOARD.neighborhoods[nb].kind == "lodgings")
+    assert blue == {"buildings": ["W01", "W02", "W03"], "area_groups": 1, "neighborhood_buildings": kinds,
+                    "highest_districts": ["west"], "area_group_list": [["W01", "W02", "W03"]]}
+    assert out["details"]["red"]["highest_districts"] == ["center"]
+    fam = setup_for(("blue", "red"), removed=("north", "east"), cards=[("statues", None), ("lakes", None)])
+    out = explain(position(fam, mine), BOARD)
+    assert out["details"]["blue"] == {"buildings": ["W01", "W02", "W03"], "area_buildings": ["W01", "W02", "W03"]}
+
+
+@pytest.mark.parametrize("mode", ["family", "expert"])
+def test_a_player_whose_area_card_is_not_known_yet_scores_no_area(mode):
+    """The tally 'if it ended now' of a board whose secret cards are not all entered: no card, no area points."""
+    s = setup_for(("blue", "red"), mode=mode, removed=("north", "east"))
+    s = replace(s, seats=(replace(s.seats[0], area=None), s.seats[1]))
+    out = explain(position(s, {"W01": ("blue", 1), "W02": ("blue", 2), "W03": ("blue", 3)}), BOARD)
+    assert out["scores"]["players"]["blue"]["breakdown"]["area"] == 0
+    blue = out["details"]["blue"]
+    assert (blue.get("area_groups", 0), blue.get("area_group_list", []), blue.get("area_buildings", [])) == (0, [], [])
+
+
+def test_every_line_of_the_tally_is_a_whole_number():
+    """RECORD.md's scores are integers: a subway token is 1 point, a site token -1, never 1.0."""
+    out = scored(winner_setup(), BASE, collected={"white": (1, 3, 2), "blue": (0, 0, 0), "red": (0, 0, 0)},
+                 subway_card="white", archaeological_card="white")
+    white = out["players"]["white"]
+    assert white["breakdown"]["subway"] == 3 and white["breakdown"]["archaeological"] == -2
+    assert all(type(v) is int for p in out["players"].values() for v in [p["total"], *p["breakdown"].values()])
+
+
+def test_two_tied_on_points_are_parted_by_their_buildings_and_one_alone_wins_on_points():
+    """"In case of tie, the tied player who has constructed the most buildings wins.\""""
+    two_tied = dict(BASE, C15=("blue", 3))                              # blue 6 and 3 buildings, white 6 and 2
+    out = explain(position(winner_setup(), two_tied, collected={**TOKENS, "red": (0, 0, 0)}), BOARD)
+    assert [out["scores"]["players"][c]["total"] for c in ("white", "blue", "red")] == [6, 6, 0]
+    assert (out["scores"]["winners"], out["tiebreak"]) == (["blue"], "buildings")
+    out = explain(position(winner_setup(), BASE, collected=TOKENS, subway_card="blue"), BOARD)
+    assert (out["scores"]["winners"], out["tiebreak"]) == (["blue"], "points")
