@@ -10,6 +10,7 @@ Where the two architectures' versions differ (the archive mid-update), the same 
 under emulation, as before: slower, never different."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -182,3 +183,29 @@ def slowest(dpkg_log: Path, count: int = 8) -> str:
     gaps = sorted(((b[0] - a[0]).total_seconds(), b[1]) for a, b in zip(stamped, stamped[1:]))[::-1][:count]
     total = (stamped[-1][0] - stamped[0][0]).total_seconds() if stamped else 0
     return f"dpkg {total:.0f} s; slowest: " + "; ".join(f"{s:.0f} s {what}" for s, what in gaps) + "\n"
+
+
+def stale(root: Path, modules: list[str], python: Path | None = None) -> list[str]:
+    """Those of `modules` (paths in `root`) whose .pyc the Python of root `python` (`root` itself by default) would
+    not load: missing, of another Python (its magic number, as its importlib has it), or naming another source
+    mtime or size."""
+    found = next(((python or root) / "usr/lib").glob("python3.*/importlib/_bootstrap_external.py"))
+    number = int(re.search(r"^MAGIC_NUMBER = \((\d+)\)\.to_bytes", found.read_text(), re.M).group(1))
+    magic = number.to_bytes(2, "little") + b"\r\n"
+    tag = "cpython-" + found.parent.parent.name.removeprefix("python").replace(".", "")
+    bad = []
+    for path in modules:
+        source = root / path.lstrip("/")
+        compiled = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
+        while source.is_symlink():  # sitecustomize.py, into the root's /etc
+            link = os.readlink(source)
+            source = root / link.lstrip("/") if link.startswith("/") else source.parent / link
+        if not compiled.exists():
+            bad.append(f"{path}: no .pyc")
+            continue
+        head, st = compiled.read_bytes()[:16], source.stat()
+        if head[:4] != magic or int.from_bytes(head[4:8], "little") != 0 \
+                or int.from_bytes(head[8:12], "little") != int(st.st_mtime) & 0xFFFFFFFF \
+                or int.from_bytes(head[12:16], "little") != st.st_size & 0xFFFFFFFF:
+            bad.append(f"{path}: {compiled.name} does not match it")
+    return bad
