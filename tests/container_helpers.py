@@ -25,6 +25,7 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import cross_build  # noqa: E402
 import emulated  # noqa: E402  (Background: the arm64 check runs like the VMs)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,18 +70,24 @@ RECIPES = {
     # holding only what QEMU's raspi3b needs to reach the SD card's root (its SD and ext4 drivers are modules).
     # gcc, swig and python3-dev build lgpio from PyPI's source package, as install.sh does where no wheel fits.
     # Made with mmdebstrap (debootstrap's second stage stalled under qemu-user); udev's hardware database is left
-    # out (its compile took minutes under emulation and names nothing QEMU's raspi3b has). ca-certificates, whole:
-    # trixie's pip wheel (25.1) loads /etc/ssl/certs/ca-certificates.crt as it is imported, so without the bundle
-    # `python3 -m venv` fails in ensurepip (FileNotFoundError), though nothing here goes online.
-    "trixie-arm64-pi": {"release": "trixie", "arch": "arm64", "mmdebstrap": True,
+    # out (its compile took minutes under emulation and names nothing QEMU's raspi3b has). ca-certificates: trixie's
+    # pip wheel (25.1) loads /etc/ssl/certs/ca-certificates.crt as it is imported, so without the bundle `python3 -m
+    # venv` fails in ensurepip (FileNotFoundError); nothing here goes online, so one authority is kept (`keep`), not
+    # 146 (update-ca-certificates, run twice, took 38 s of emulated CPU each time for them).
+    # "native": what does not depend on the CPU (byte-compiling, depmod) is done afterwards by this machine's CPU
+    # with the same Debian versions of Python and kmod (tests/cross_build.py), and the initrd is made once, by
+    # pi_vm.boot_files (the kernel's hook and initramfs-tools' trigger each made one here: 41 s of emulated CPU each).
+    "trixie-arm64-pi": {"release": "trixie", "arch": "arm64", "mmdebstrap": True, "native": True,
                         "packages": ["systemd-sysv", "udev", "kmod", "linux-image-arm64", "initramfs-tools",
                                      "python3-venv", "python3-dev", "gcc", "libc6-dev", "swig", "python3-gpiozero",
                                      "ca-certificates"],
                         "python": "3.13", "glibc": (2, 41),
                         "files": {"etc/initramfs-tools/conf.d/companion-tests": "MODULES=list\nCOMPRESS=gzip\n",
                                   "etc/initramfs-tools/modules": "sdhci-iproc\nbcm2835\nmmc_block\next4\n"},
-                        "leave_out": ["/usr/share/doc/*", "/usr/share/man/*",
-                                      "/usr/share/locale/*", "/usr/share/info/*", "/usr/lib/udev/hwdb.d/*"]},
+                        "leave_out": ["/usr/share/doc/*", "/usr/share/man/*", "/usr/share/locale/*",
+                                      "/usr/share/info/*", "/usr/lib/udev/hwdb.d/*",
+                                      "/usr/share/ca-certificates/mozilla/*"],
+                        "keep": ["/usr/share/ca-certificates/mozilla/ISRG_Root_X1.crt"]},
     # The Wi-Fi VM (tests/hotspot_vm.py): Debian trixie amd64 with its own kernel (mac80211_hwsim gives it two
     # radios), NetworkManager as on Raspberry Pi OS, and for the phone's side wpa_supplicant, busybox's udhcpc and
     # curl; hostapd and dnsmasq play the home network. python3-pip: the wheelhouse is downloaded by its own pip.
@@ -216,7 +223,8 @@ def archive_index(release: str, arch: str) -> str:
 def root_path(name: str) -> Path:
     """Where root `name` is cached: keyed by its recipe, the mirror and the archive's package lists today."""
     recipe = RECIPES[name]
-    built_from = f"{name}-{_key(recipe, mirror())}"
+    # a root finished natively is also built from cross_build's stand-ins and compile script
+    built_from = f"{name}-{_key(recipe, mirror(), *(cross_build.KEY if recipe.get('native') else []))}"
     index = archive_index(recipe["release"], recipe["arch"])
     if index:
         return CACHE / f"{built_from}-{_key(index)}"
@@ -250,11 +258,17 @@ def root(name: str) -> Path:
             raise RuntimeError(f"cannot run {recipe['arch']} binaries: qemu-user-static and binfmt-support are needed")
         work = path.with_name(path.name + ".partial")
         shutil.rmtree(work, ignore_errors=True)
-        started = time.monotonic()
+        started, note = time.monotonic(), ""
         cmd = ["debootstrap", "--variant=minbase", f"--arch={recipe['arch']}",
                f"--include={','.join(recipe['packages'])}", recipe["release"], str(work), mirror()]
         if recipe.get("mmdebstrap"):
             _mmdebstrap(recipe, work)
+            note = f"{time.monotonic() - started:.0f} s mmdebstrap\n"
+            if recipe.get("native"):
+                t = time.monotonic()
+                how = cross_build.finish(work, recipe["release"])
+                note += f"{time.monotonic() - t:.0f} s {how}\n"
+            note += cross_build.slowest(work / ".dpkg.log")
         elif not recipe.get("leave_out"):
             _run(cmd, timeout=3600)
         else:
@@ -270,7 +284,7 @@ def root(name: str) -> Path:
         # apt's downloaded .debs are not part of a Pi's image
         for deb in (work / "var/cache/apt/archives").glob("*.deb"):
             deb.unlink()
-        (work / ".complete").write_text(f"{time.monotonic() - started:.0f} s to build\n")
+        (work / ".complete").write_text(f"{time.monotonic() - started:.0f} s to build\n{note}")
         work.rename(path)
         _forget_old_roots(name, path)
     return path
@@ -281,12 +295,20 @@ def _mmdebstrap(recipe: dict, work: Path) -> None:
     far quicker than debootstrap's second stage (that one stalled for over an hour on the Pi 3's root). The
     recipe's files are in place before any package is unpacked (the kernel's hook reads the initramfs ones), and
     dpkg leaves out what the recipe says."""
+    files = {**recipe.get("files", {}), **(cross_build.STAND_INS if recipe.get("native") else {})}
     setup = "".join(f'mkdir -p "$1/{Path(name).parent}" && printf %s {shlex.quote(text)} > "$1/{name}" && '
-                    for name, text in recipe.get("files", {}).items())
+                    f'chmod {755 if text.startswith("#!") else 644} "$1/{name}" && ' for name, text in files.items())
     _run(["nice", "-n", "10", "mmdebstrap", "--mode=root", "--variant=minbase", f"--arch={recipe['arch']}",
           f"--include={','.join(recipe['packages'])}",
           *(f"--dpkgopt=path-exclude={p}" for p in recipe.get("leave_out", [])),
+          *(f"--dpkgopt=path-include={p}" for p in recipe.get("keep", [])),
           f"--setup-hook={setup}true",
+          # apt hands dpkg a PATH of its own (DPkg::Path), without /usr/local where the stand-ins are
+          *([f"--essential-hook={cross_build.DIVERT}", f"--customize-hook={cross_build.UNDO}",
+             '--aptopt=DPkg::Path "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"']
+            if recipe.get("native") else []),
+          # dpkg's log, kept for where the time went (mmdebstrap's cleanup removes it)
+          "--customize-hook=cp \"$1\"/var/log/dpkg.log \"$1\"/.dpkg.log",
           # apt's downloaded .debs and lists are not part of a Pi's image
           "--customize-hook=rm -rf \"$1\"/var/cache/apt/archives/*.deb \"$1\"/var/lib/apt/lists/*",
           recipe["release"], str(work), mirror()], timeout=3600)

@@ -10,6 +10,7 @@ inside over the Pi's serial port while reading the GPIO registers through QEMU's
 Run `python tests/pi_vm.py` (as root) to build the caches and do one run, printing what it saw."""
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -25,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import container_helpers as ch  # noqa: E402
+import cross_build  # noqa: E402
 import emulated  # noqa: E402
 
 ROOT_NAME = "trixie-arm64-pi"
@@ -42,12 +44,39 @@ def root_path() -> Path:
     return ch.root_path(ROOT_NAME)
 
 
+# install.sh's commands for the venv and the locks (the project itself comes with each run's checkout), but that
+# nothing is byte-compiled under emulation: that is done natively afterwards, as pip would have done it
+# (cross_build.byte_compile). `python3 -m venv` installs pip with ensurepip, which runs pip from Debian's pip wheel
+# to install that wheel, compiling as it goes (ensurepip drops every PIP_ variable): 111 s of emulated CPU, against
+# 2 s for the venv without pip. So the venv is made --without-pip, and pip installed into it as ensurepip does (the
+# venv's python3 running pip from Debian's wheel, pip/__main__.py provides for it, to install pip from the wheels'
+# folder), with --no-compile: the same files (pyvenv.cfg's `command` line says --without-pip).
+VENV_SCRIPT = f"""set -e
+stamp() {{ echo "@@ $(date +%s) $1"; }}
+stamp start
+python3 -m venv --without-pip --system-site-packages {APP}/.venv
+wheel=$(echo /usr/share/python-wheels/pip-*.whl)
+{APP}/.venv/bin/python3 "$wheel/pip" install --no-compile --no-cache-dir --no-index --disable-pip-version-check \\
+    --find-links /usr/share/python-wheels --upgrade pip
+stamp "python3 -m venv, pip from Debian's wheel"
+py={APP}/.venv/bin/python
+export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheelhouse PIP_DISABLE_PIP_VERSION_CHECK=1
+$py -m pip install --no-compile --require-hashes -r /wheelhouse/run.txt
+stamp "pip install run.txt"
+PYPI=1 $py -m pip install --no-compile --no-binary=lgpio --no-build-isolation --use-pep517 --require-hashes \\
+    -r /wheelhouse/pi.txt
+stamp "pip install pi.txt (lgpio compiled)"
+cd /tmp  # lgpio leaves its notification pipe where it is imported
+$py -c 'import lgpio, gpiozero, importlib.metadata as m; print("lgpio", lgpio.__file__, "gpiozero", m.version("gpiozero"))'
+"""
+
+
 def venv_path(base: Path) -> Path:
-    return ch.CACHE / f"pi-venv-{ch._key(base.name, ch._locks_text(), 'venv 2')}"
+    return ch.CACHE / f"pi-venv-{ch._key(base.name, ch._locks_text(), VENV_SCRIPT, cross_build.COMPILE)}"
 
 
 def boot_path(base: Path) -> Path:
-    return ch.CACHE / f"pi-boot-{ch._key(base.name, REVISION, 'boot 2')}"
+    return ch.CACHE / f"pi-boot-{ch._key(base.name, REVISION, 'boot 3')}"
 
 
 def cached() -> bool:
@@ -87,21 +116,22 @@ def venv_layer() -> Path:
             (merged / "wheelhouse").mkdir()
             ch._run(["mount", "--bind", "-o", "ro", str(wheels), str(merged / "wheelhouse")], timeout=60)
             try:
-                script = f"""set -e
-python3 -m venv --system-site-packages {APP}/.venv
-py={APP}/.venv/bin/python
-export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheelhouse PIP_DISABLE_PIP_VERSION_CHECK=1
-# install.sh's two pip commands for the locks (the project itself comes with each run's checkout)
-$py -m pip install --require-hashes -r /wheelhouse/run.txt
-PYPI=1 $py -m pip install --no-binary=lgpio --no-build-isolation --use-pep517 --require-hashes -r /wheelhouse/pi.txt
-$py -c 'import lgpio, gpiozero, importlib.metadata as m; print("lgpio", lgpio.__file__, "gpiozero", m.version("gpiozero"))'
-"""
-                ch._run(["nice", "-n", "10", "chroot", str(merged), "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-                         "HOME=/root", "PIP_NO_CACHE_DIR=1", "bash", "-c", script], timeout=3600)
+                out = ch._run(["nice", "-n", "10", "chroot", str(merged), "env", "-i",
+                               "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "PIP_NO_CACHE_DIR=1", "bash", "-c",
+                               VENV_SCRIPT], timeout=3600).stdout
             finally:
                 subprocess.run(["umount", str(merged / "wheelhouse")], capture_output=True)
             (merged / "wheelhouse").rmdir()
-            return f"{time.monotonic() - started:.0f} s to build\n"
+            stamps = [line.split(" ", 2)[1:] for line in out.splitlines() if line.startswith("@@ ")]
+            note = "".join(f"{int(b[0]) - int(a[0])} s {b[1]}\n" for a, b in zip(stamps, stamps[1:]))
+            t = time.monotonic()
+            site = next(merged.glob(f"{APP.lstrip('/')}/.venv/lib/python3*/site-packages"))
+            modules = sorted("/" + str(f.relative_to(merged)) for f in site.rglob("*.py"))
+            helper = cross_build.native(base, ch.RECIPES[ROOT_NAME]["release"])
+            cross_build.byte_compile(merged, helper, modules)
+            note += (f"{time.monotonic() - t:.0f} s {len(modules)} modules byte-compiled "
+                     f"({'natively' if helper else 'emulated'})\n")
+            return f"{time.monotonic() - started:.0f} s to build\n{note}"
 
         ch.cached_layer(base, path, build)
     return path
@@ -122,12 +152,13 @@ def boot_files() -> Path:
         version = kernel.name.removeprefix("vmlinuz-")
         shutil.copy(kernel, work / "Image")
         initrd = base / "boot" / f"initrd.img-{version}"
-        if initrd.exists():  # made by the kernel package's own hook in the second stage, with the recipe's modules
+        if initrd.exists():  # made by the kernel package's own hook, with the recipe's modules
             shutil.copy(initrd, work / "initrd")
-        else:
+        else:  # the root's build left it to here (container_helpers.RECIPES, "native"): made once, the same way
             layer = ch.Overlay(base)  # the cached root stays as built
             try:
-                ch._run(["chroot", str(layer.merged), "mkinitramfs", "-o", "/initrd", version], timeout=1800)
+                ch._run(["nice", "-n", "10", "chroot", str(layer.merged), "mkinitramfs", "-o", "/initrd", version],
+                        timeout=1800)
                 shutil.copy(layer.merged / "initrd", work / "initrd")
             finally:
                 layer.close()
@@ -144,8 +175,13 @@ def boot_files() -> Path:
 
 
 def prepare() -> tuple[Path, Path]:
-    """Everything cached that a run needs: (venv layer, boot files); builds what is missing (long, first time)."""
-    return venv_layer(), boot_files()
+    """Everything cached that a run needs: (venv layer, boot files); builds what is missing (long, first time): the
+    root, then the venv layer and the boot files side by side (each is one emulated process, and there are two
+    cores)."""
+    ch.root(ROOT_NAME)
+    with concurrent.futures.ThreadPoolExecutor(1) as beside:
+        boot = beside.submit(boot_files)
+        return venv_layer(), boot.result()
 
 
 # Units that would hold the serial port or wait for hardware QEMU lacks

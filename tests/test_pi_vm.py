@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+import cross_build
 import pi_check
 import pi_vm
 from test_deploy_containers import figure
@@ -82,3 +83,17 @@ def test_the_units_hardening_against_a_real_gpio_chip(pi, name, works):
     assert found["ok"] is works, found
     if works:
         assert "blue: GPIO 17 (header pin 11) is lit" in found["log"], found
+
+
+def test_the_roots_python_modules_are_byte_compiled_for_its_own_python():
+    """What cross_build compiled natively is what the Pi's Python 3.13 loads as it is: a .pyc beside every module
+    Debian's packages compile and every module of the venv, with the root's magic number and its source's mtime
+    and size (otherwise Python compiles it again at each import, in the Pi's one emulated CPU)."""
+    venv, _ = pi_vm.prepare()  # built already by the run in the background, or built now
+    root = pi_vm.root_path()
+    assert len(cross_build.packaged_modules(root)) > 700   # the standard library, gpiozero 1.6 and its kin
+    assert not cross_build.stale(root, cross_build.packaged_modules(root))
+    site = next(venv.glob("opt/metropolys-companion/.venv/lib/python3*/site-packages"))
+    modules = ["/" + str(f.relative_to(venv)) for f in site.rglob("*.py")]
+    assert len(modules) > 800, modules[:5]   # pip, setuptools, Flask and the rest of the locks
+    assert not cross_build.stale(venv, modules, python=root)
