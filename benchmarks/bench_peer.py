@@ -2,7 +2,7 @@
 server): start-up, memory, and a bid's time to all 8 sockets. Prints figures; not a test.
 
     .venv/bin/pip install flask-sock      # the peer's one extra package (pyproject's "bench" extra)
-    .venv/bin/python benchmarks/bench_peer.py [--bids 300] [--runs 7] [--rounds 3] [--core 0] [--quota 10]
+    .venv/bin/python benchmarks/bench_peer.py [--bids 300] [--runs 7] [--rounds 3] [--core 0] [--quota 10] [--durable-peer]
 
 Both servers run pinned to CORE; with --quota P each also runs in a cgroup of its own allowed P% of one
 core (cgroup v2, or v1's cpu controller; as root). Start-up is launch to the first answered request
@@ -102,8 +102,11 @@ def stop(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
+DURABLE_PEER: list = []   # the peer's SQLite file, with --durable-peer
+
+
 def peer_cmd(port: int) -> list:
-    return [sys.executable, str(HERE / "peer_app.py"), str(port)]
+    return [sys.executable, str(HERE / "peer_app.py"), *(["--db", *DURABLE_PEER] if DURABLE_PEER else []), str(port)]
 
 
 def companion_cmd(db: Path, port: int) -> list:
@@ -227,6 +230,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1, help="bid rounds of each server, taking turns")
     ap.add_argument("--core", type=int, default=0)
     ap.add_argument("--quota", type=float, default=None, help="percent of one core each server may use")
+    ap.add_argument("--durable-peer", action="store_true",
+                    help="the peer commits each bid to SQLite (synchronous=FULL) before telling, as the companion")
     args = ap.parse_args()
     with_bytecode()
     others = set(range(os.cpu_count() or 1)) - {args.core}
@@ -240,6 +245,8 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory() as d:
             folder = Path(d)
+            if args.durable_peer:
+                DURABLE_PEER.append(str(folder / "peer.sqlite3"))
             times, cpus, first = startups(prefix, args.runs, folder)
             for r in range(args.rounds):
                 for name in (("companion", "peer") if r % 2 == 0 else ("peer", "companion")):
@@ -249,6 +256,7 @@ def main() -> int:
             group.remove()
     load_after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     print(f"both servers on core {args.core}" + (f", each held to {args.quota:g}% of a core" if args.quota else "")
+          + (", the peer durable (SQLite, synchronous=FULL)" if args.durable_peer else "")
           + f"; load average before: {load}, after: {load_after}; {args.runs} start-ups and {args.rounds} "
           f"round(s) of {args.bids} bids each")
     print(f"{'':>10} {'start-up min/median s':>22} {'CPU s':>6} {'PSS MB':>7} {'bid->8 sockets median ms':>25} "

@@ -1,11 +1,14 @@
 """The minimal Flask + flask-sock peer bench_peer.py measures the companion against: one page of JSON,
 a bid that sends a view of the companion's size to every open socket, on werkzeug's threaded server.
+Given a DB, each bid is first made durable in SQLite as the companion's are (WAL, synchronous=FULL, one
+COMMIT): the same promise that an acknowledged bid survives a power cut (bench_peer.py --durable-peer).
 
-    python benchmarks/peer_app.py PORT
+    python benchmarks/peer_app.py [--db DB] PORT
 """
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 import threading
 
@@ -17,6 +20,12 @@ sock = Sock(app)
 clients: set = set()
 lock = threading.Lock()
 state = {"seq": 0}
+db = None
+if sys.argv[1] == "--db":
+    db = sqlite3.connect(sys.argv[2], isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("CREATE TABLE IF NOT EXISTS bids (seq INTEGER, body TEXT)")   # a restart counts from 0 again
 FILLER = "x" * 3000   # about the size of a phone's view in play
 
 
@@ -34,6 +43,10 @@ def bid():
     with lock:
         state["seq"] += 1
         text = view()
+        if db is not None:   # durable before anyone is told, as the companion's log
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("INSERT INTO bids (seq, body) VALUES (?, ?)", (state["seq"], text))
+            db.execute("COMMIT")
         listeners = list(clients)
     for ws in listeners:
         try:
@@ -58,4 +71,4 @@ def live(ws):
 
 
 if __name__ == "__main__":
-    app.run("127.0.0.1", int(sys.argv[1]), threaded=True)
+    app.run("127.0.0.1", int(sys.argv[-1]), threaded=True)
