@@ -188,6 +188,19 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
+def _fill(disk: Path) -> Path:
+    """A file that takes every byte the disk has left; unlink it for room again."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as f:
+        for size in (65536, 4096, 512, 1):
+            try:
+                while f.write(b"\0" * size):
+                    pass
+            except OSError:
+                pass
+    return filler
+
+
 def test_a_full_disk_is_said_as_such_and_nothing_acknowledged_is_lost(tmp_path, small_disk):
     db = small_disk / "companion.sqlite3"
     server = LiveServer(db, env=FAST)
@@ -201,14 +214,7 @@ def test_a_full_disk_is_said_as_such_and_nothing_acknowledged_is_lost(tmp_path, 
         rng = random.Random(4)
         played = play(gid, phones, rng, max_actions=6)
         acked = list(range(phones["blue"].view(gid)["seq"] - len(played) + 1, phones["blue"].view(gid)["seq"] + 1))
-        filler = small_disk / "filler"
-        with open(filler, "wb", buffering=0) as f:     # every byte the disk has left
-            for size in (65536, 4096, 512, 1):
-                try:
-                    while f.write(b"\0" * size):
-                        pass
-                except OSError:
-                    pass
+        filler = _fill(small_disk)
         refused = None
         for _ in range(200):
             view = phones["blue"].view(gid)
@@ -265,14 +271,7 @@ def test_a_full_disk_met_by_a_write_beside_the_games_is_said_on_every_screen(tmp
         seq = phones["blue"].view(gid)["seq"]
         for s in sockets.values():
             s.wait_seq(seq)
-        filler = small_disk / "filler"
-        with open(filler, "wb", buffering=0) as f:
-            for size in (65536, 4096, 512, 1):
-                try:
-                    while f.write(b"\0" * size):
-                        pass
-                except OSError:
-                    pass
+        filler = _fill(small_disk)
         for i in range(50):   # the WAL may still take a page or two: until a save is refused
             r = phones["red"].post("/api/layouts", {"name": f"Full {i}", "tokens": layout})
             if r.status != 201:
@@ -306,14 +305,7 @@ def test_a_bid_refused_for_a_full_disk_is_never_named_lost_after_a_crash(tmp_pat
         phones = {c: Phone(server) for c in colors}
         gid = create_game(phones["blue"], colors)
         seat_and_start(gid, phones["blue"], phones)
-        filler = small_disk / "filler"
-        with open(filler, "wb", buffering=0) as f:
-            for size in (65536, 4096, 512, 1):
-                try:
-                    while f.write(b"\0" * size):
-                        pass
-                except OSError:
-                    pass
+        filler = _fill(small_disk)
         rng = random.Random(9)
         for _ in range(100):
             view = phones["blue"].view(gid)
