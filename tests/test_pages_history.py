@@ -195,10 +195,14 @@ def test_the_pis_seats_are_named_in_the_pages_language_in_the_history_and_standi
         assert "der Pi (stark)" in text and "der Pi (leicht)" in text
         assert "the Pi (" not in text
         d.shot("history-pi-de-390")
-        t = devices(s, lang="fr", table=True)
-        sized(t, "1280")
-        t.goto("/history")
-        t.page.wait_for_selector("#standings table")
-        assert "the Pi (" not in t.page.inner_text("body")
+        sized(d, "320")
+        d.shot("history-pi-de-320")
+        for size in ("1280", "1920"):
+            t = devices(s, lang="fr", table=True)
+            sized(t, size)
+            t.goto("/history")
+            t.page.wait_for_selector("#standings table")
+            assert "the Pi (" not in t.page.inner_text("body")
+            t.shot(f"history-pi-fr-{size}")
     finally:
         s.kill()
