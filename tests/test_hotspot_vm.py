@@ -100,6 +100,8 @@ def test_with_home_in_reach_networkmanager_joins_home_and_no_hotspot(vm):
     assert "starting connection 'metropolys-hotspot'" not in f["home_journal"], f["home_journal"][-3000:]
     assert 'wlan0 joined "home" after' in f["home_unit_log"] and "raising" not in f["home_unit_log"], \
         f["home_unit_log"]
+    # this boot's longer wait was in force (a home join slowed by emulation must not end in the hotspot)
+    assert f"WAIT={hotspot_vm.HOME_WAIT}" in f["home_unit_env"].split(), f["home_unit_env"]
     # the join address follows the network the Pi is on: the home one, not the hotspot's
     assert f["home_current"]["start_url"] == f"http://{f['home_address']}:8000/", f["home_current"]
     if f["home_seconds"]:
