@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -200,7 +201,18 @@ class WebKitPhone(Phone):
         self.js(CATCH)
 
     def open(self, url):
-        self.d.get(url)
+        from selenium.common.exceptions import WebDriverException
+
+        try:
+            self.d.get(url)
+        except WebDriverException as e:
+            # Once, in a full run at load 10, WebKitWebDriver answered a navigation from one game page to another
+            # with an "unknown error" that said nothing at all. Any error that says something fails at once; the
+            # empty one is tried again once, and only while the browser still answers (a crash fails here).
+            if e.msg or not self.d.current_url:
+                raise
+            print(f"webkit: navigation to {url} answered with an empty unknown error; tried once more", file=sys.stderr)
+            self.d.get(url)
         self._catch()
 
     def reload(self):
