@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import random
 import secrets
-from typing import Optional
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 from companion import codes, pi_seat
 from companion.errors import Refused
@@ -68,11 +69,18 @@ class Lobby:
                 raise
         return game
 
-    def change_setup(self, gid: str, options: dict, device: str) -> str:
+    @contextmanager
+    def _lobby_for_host(self, gid: str, device: str) -> Iterator[Game]:
+        """The lobby's changes (setup, seats, the Pi's seats, the start): the host's alone, before the start, under
+        the game's lock throughout, so no change slips between the checks and the commit."""
         game = self.get(gid)
         with game.lock:
             checks.host_only(game, device)
             checks.lobby_only(game)
+            yield game
+
+    def change_setup(self, gid: str, options: dict, device: str) -> str:
+        with self._lobby_for_host(gid, device) as game:
             if game.clashes >= CLASHES and options.get("deal") == "physical":
                 raise Refused(409, "app_deals_now")   # the deal the table was told the app makes stays the app's
             return self._commit(game, "setup", self._check_options(options), device)
@@ -94,10 +102,7 @@ class Lobby:
 
     def remove_seat(self, gid: str, color: str, device: str) -> str:
         """Fewer players: the seat goes, and districts and tokens follow the rules for the new count."""
-        game = self.get(gid)
-        with game.lock:
-            checks.host_only(game, device)
-            checks.lobby_only(game)
+        with self._lobby_for_host(gid, device) as game:
             if color not in game.colors:
                 raise Refused(404, "no_seat", color=color)
             if color in game.devices:
@@ -144,10 +149,7 @@ class Lobby:
         return {"clash": True, "app_deals": True} if game.clashes + 1 >= CLASHES else {"clash": True}
 
     def start(self, gid: str, device: str) -> str:
-        game = self.get(gid)
-        with game.lock:
-            checks.host_only(game, device)
-            checks.lobby_only(game)
+        with self._lobby_for_host(gid, device) as game:
             if any(c not in game.devices for c in game.colors):
                 raise Refused(409, "seats_free")
             if not pi_seat.people(game):

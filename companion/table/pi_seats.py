@@ -8,7 +8,6 @@ from companion import players
 from companion.errors import Refused
 from companion.game.state import Action, State
 from companion.pi_seat import device_for, level_of, name_for, people
-from companion.table import checks
 
 
 class PiEvents:
@@ -31,10 +30,7 @@ class PiRequests:
     """Table's requests for the Pi's seats: the host gives a free colour to the Pi or takes it back, in the lobby."""
 
     def seat_pi(self, gid: str, color: str, level: str, device: str) -> str:
-        game = self.get(gid)
-        with game.lock:
-            checks.host_only(game, device)
-            checks.lobby_only(game)
+        with self._lobby_for_host(gid, device) as game:
             if color not in game.colors:
                 raise Refused(404, "no_seat", color=color)
             if level not in players.PI_LEVELS:
@@ -56,10 +52,7 @@ class PiRequests:
             return text
 
     def free_pi(self, gid: str, color: str, device: str) -> str:
-        game = self.get(gid)
-        with game.lock:
-            checks.host_only(game, device)
-            checks.lobby_only(game)
+        with self._lobby_for_host(gid, device) as game:
             if level_of(game.devices.get(color)) is None:
                 raise Refused(409, "not_pi_seat", color=color)
             if game.cards_locked:
