@@ -76,6 +76,8 @@ def _table(game, st: Optional[State], storage) -> dict[str, Any]:
         "call_over": None,
         "undone": game.undone,
         "show_skipped": game.session.show_skipped,       # the host skipped the table screen's reveal of the tally
+        # The replay's step the host's phone shows on the table screen (None: the end of the game, as ever).
+        "replay_step": game.session.replay_step if game.phase == "finished" else None,
     }
 
 

@@ -32,6 +32,7 @@ from companion.table.memory import Memory
 from companion.table.pi_seats import PiRequests
 from companion.table.presence import Presence
 from companion.table.records import Records
+from companion.table.replays import Replays
 from companion.table.rescue import Rescue
 from companion.table.scoreboard import BoardRequests
 from companion.table.screens import Screens
@@ -44,7 +45,7 @@ def device_id(cookie: str) -> str:
 
 
 class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, Ending, Records, BoardRequests,
-            PiRequests):
+            PiRequests, Replays):
     """The games on this Pi being played (ended ones are read from SQLite when opened), the log, listeners, LEDs."""
 
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)

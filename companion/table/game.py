@@ -36,6 +36,8 @@ class Session:
     asked: int = 0                                       # asks numbered so far (each device sees its own number)
     rescue: Optional[dict] = None                        # a seat moving with the table's confirmation
     show_skipped: bool = False                           # the host skipped the table screen's reveal of the tally
+    replay_step: Optional[int] = None                    # the replay's step the host shows on the table screen
+    replay: Optional[tuple] = None                       # (seq, the replay as sent): worked out once per finished game
     away: Callable[[Optional[str]], bool] = lambda d: False        # this device gone past the host-away wait
     host_gone: Callable[[], bool] = lambda: False
     host_wait: Callable[[], Optional[float]] = lambda: None
@@ -252,6 +254,7 @@ class Game(BoardEvents, PiEvents):
             self.undone["also"] = also[-2::-1]
         self.undone["seq"] = self.seq + 1
         self.session.show_skipped = False        # a game ended again is shown again
+        self.session.replay_step = None
         state = new_game(self.state.setup)
         for action in self.actions:
             state = apply(state, action)

@@ -251,6 +251,19 @@ def record(gid: str):
     return response
 
 
+@bp.get("/games/<gid>/replay")
+def replay(gid: str):
+    """A finished game action by action (docs/API.md, "Replay"); 409 not_finished for every device until the end."""
+    return jsonify(current_table().replay(gid))
+
+
+@bp.post("/games/<gid>/replay/show")
+def show_replay(gid: str):
+    """The host's phone tells the table screen which step of the replay to show (null: the end of the game)."""
+    data = payload({"step": (("a whole number or null", lambda v: v is None or type(v) is int), True)})
+    return view_response(current_table().show_replay(gid, data["step"], g.device))
+
+
 # -- board, layouts, hardware --
 
 @bp.get("/board")

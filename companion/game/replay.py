@@ -1,0 +1,73 @@
+"""A finished game watched again, decision by decision: each recorded action with the board's scoring right after it.
+
+Pure: a record (RECORD.md) in, a small dict out. `steps` has one entry for each action of the record, in order:
+{"seq": n (1-based, as `companion score` numbers actions), "color", "action": {"bid", "value"} | {"pass": true},
+"scores": {colour: points}, "call": the call's number, and when it ended the call, "ended"}. `scores` is the final
+scoring (RECORD.md) applied to the board right after the action: buildings standing, tokens, special cards and every
+seat's card, all revealed (only ever sent once the game is over); the last step's scores are the tally.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+from .awards import awards
+from .board import Board, load_board
+from .record import _WrittenPasses, parse_action, parse_setup
+from .rules import apply, new_game
+from .scoring import score
+from .state import Action, Bid, State
+
+
+def walk(doc: Any, board: Optional[Board] = None) -> Iterator[tuple[Action, State, State, bool]]:
+    """(action, state before, state after, written) for each action of a record, as record.replay checks it;
+    `written` marks an automatic pass the record wrote down (the state does not change)."""
+    board = board or load_board()
+    setup = parse_setup(doc, board)
+    state = new_game(setup)
+    written = _WrittenPasses(setup.colors)
+    for raw in doc.get("actions", []):
+        action = parse_action(raw)
+        if isinstance(action, Bid) or not written.take(action.player):
+            after = apply(state, action, board)
+            written.follow(state, after)
+            yield action, state, after, False
+            state = after
+        else:
+            yield action, state, state, True
+
+
+def _ended(before: State, after: State) -> Optional[dict]:
+    """How the call ended, when this action ended it: who built what where, the token and the cards that moved."""
+    if after.call or after.last_call is None or after.last_call is before.last_call:
+        return None
+    lc = after.last_call
+    return {"color": lc.player, "neighborhood": lc.neighborhood, "value": lc.value, "token": lc.token,
+            "subway_card": lc.subway_card, "archaeological_card": lc.archaeological_card}
+
+
+def steps(doc: Any, board: Optional[Board] = None) -> dict:
+    """The replay of a record: its setup (every card shown), one step per action, and the awards."""
+    board = board or load_board()
+    out, call = [], 0
+    for seq, (action, before, after, written) in enumerate(walk(doc, board), 1):
+        if not before.call and not written:
+            call += 1   # a call opens with its start player's bid (a start player cannot pass)
+        step: dict = {"seq": seq, "color": action.player,
+                      "action": ({"bid": action.neighborhood, "value": action.value} if isinstance(action, Bid)
+                                 else {"pass": True}),
+                      "scores": {c: p["total"] for c, p in score(after, board)["players"].items()},
+                      "call": call}
+        if written:
+            step["written"] = True
+        if after.auto_passed and not written:
+            step["auto"] = [after.colors[s] for s in after.auto_passed]
+        ended = None if written else _ended(before, after)
+        if ended:
+            step["ended"] = ended
+        out.append(step)
+    return {"mode": doc["mode"],
+            "players": [{k: p.get(k) for k in ("color", "name", "area", "neighborhood")} for p in doc["players"]],
+            "removed_districts": list(doc.get("removed_districts") or []),
+            "tokens": dict(doc["tokens"]),
+            "steps": out,
+            "awards": awards(doc, board)}
