@@ -340,6 +340,9 @@ var M = (function () {
       node.appendChild(div);
     });
     if (view.from_board) return;   // scored from the board: no bids were recorded
+    var watch = el("a", "btn big primary", tr("replay_watch"));   // static/replay.js: the game again, step by step
+    watch.href = "/g/" + encodeURIComponent(gameId) + "/replay";
+    node.appendChild(watch);
     var a = el("a", "btn big", tr("download"));
     a.href = "/api/games/" + encodeURIComponent(gameId) + "/record";
     a.setAttribute("download", "metropolys-" + gameId + ".json");

@@ -50,6 +50,11 @@
       rec.setAttribute("download", "metropolys-" + e.id + ".json");
       tools.appendChild(rec);
     }
+    if (e.status === "finished" && !e.from_board) {   // static/replay.js: the game again, step by step
+      var watch = el("a", "btn small", tr("replay_watch"));
+      watch.href = "/g/" + encodeURIComponent(e.id) + "/replay";
+      tools.appendChild(watch);
+    }
     li.appendChild(tools);
     return li;
   }

@@ -26,6 +26,7 @@
     evening();
     tonight();
     if (view.phase === "finished") endShow(view);
+    if (window.Replay) Replay.onTable(view, map);   // the host shows a step of the replay (static/replay.js)
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
     G.logList($("log"), view, 12);
@@ -98,6 +99,7 @@
     win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
     lines.push(right.appendChild(win));
     lines.push(right.appendChild(secrets(view, colors)));
+    if (window.Replay) left.appendChild(Replay.endExtras(view));   // the chart and the awards, once all is revealed
     right.appendChild(box);
     box.classList.add("line");
     box.setAttribute("data-line", "tonight");

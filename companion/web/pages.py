@@ -52,6 +52,12 @@ def phone(game_id: str):
                                           join_url=join_url(request.host_url, current_app.config, game_id)))
 
 
+@bp.get("/g/<game_id>/replay")
+def replay(game_id: str):
+    """A finished game watched again on any phone (static/replay.js asks for /api/games/<id>/replay)."""
+    return render_page("replay.html", **page_context("replay", game_id=game_id))
+
+
 @bp.get("/table")
 def table_screen():
     """The big screen: public information only, following the most recent game."""
