@@ -27,6 +27,7 @@
     tonight();
     if (view.phase === "finished") endShow(view);
     if (window.Replay) Replay.onTable(view, map);   // the host shows a step of the replay (static/replay.js)
+    else if (view.phase === "finished" && typeof view.replay_step === "number") replayFiles();
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
     G.logList($("log"), view, 12);
@@ -117,7 +118,27 @@
     var lines = reveal.lines, done = reveal.shown >= lines.length;
     lines.forEach(function (n, i) { n.classList.toggle("on", i < reveal.shown); });
     $("end").setAttribute("data-reveal", done ? "done" : "playing");
+    if (done && !window.Replay) replayFiles();
     if (!done && !reveal.timer) reveal.timer = setTimeout(function () { reveal.timer = null; reveal.shown++; step(); }, PACE);
+  }
+  /* The replay's chart, awards and steps (static/replay.js), fetched when first wanted: once the tally is revealed,
+     or when the host shows a step; the end of every game does not carry them (the page's 60 KB). */
+  var replayAsked = false;
+  function replayFiles() {
+    if (replayAsked) return;
+    replayAsked = true;
+    var urls = $("app").getAttribute("data-replay").split(" "), css = el("link");
+    function next(i) {
+      if (i >= urls.length) return render();
+      var s = document.createElement("script");
+      s.src = urls[i];
+      s.onload = function () { next(i + 1); };
+      document.body.appendChild(s);
+    }
+    css.rel = "stylesheet";
+    css.onload = css.onerror = function () { next(1); };   // laid out with its style from the first paint
+    css.href = urls[0];
+    document.head.appendChild(css);
   }
   /* Each player's secret cards, face up and large: the card, its name, what it scores. */
   function secrets(view, colors) {

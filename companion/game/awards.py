@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .board import Board
+from .record import walk
 from .state import Bid
 
 AWARDS = ("builder", "outbid", "collector")
@@ -18,8 +19,6 @@ AWARDS = ("builder", "outbid", "collector")
 
 def awards(doc: Any, board: Optional[Board] = None) -> list[dict]:
     """The awards of a record (RECORD.md; a finished game's, though any legal record is counted as far as it goes)."""
-    from .replay import walk   # replay imports this module: the walk is shared, imported when first needed
-
     colors = [p["color"] for p in doc["players"]]
     counts = {a: dict.fromkeys(colors, 0) for a in AWARDS}
     reached = {a: {} for a in AWARDS}     # award -> (colour, figure) -> action number it was first reached at

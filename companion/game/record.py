@@ -1,7 +1,7 @@
 """The game record (RECORD.md, format 1): a whole game as one JSON document, checked and replayed."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from .board import Board, load_board
 from .errors import RuleError
@@ -143,6 +143,25 @@ def replay(doc: Any, board: Optional[Board] = None) -> State:
         written.follow(state, after)
         state = after
     return state
+
+
+def walk(doc: Any, board: Optional[Board] = None) -> Iterator[tuple[Action, State, State, bool]]:
+    """(action, state before, state after, written) for each action of a record, checked as `replay` checks it
+    (raises RuleError at the first thing wrong); `written` marks an automatic pass the record wrote down (the
+    state does not change). The replay of a finished game (companion/game/replay.py) is made from it."""
+    board = board or load_board()
+    setup = parse_setup(doc, board)
+    state = new_game(setup)
+    written = _WrittenPasses(setup.colors)
+    for raw in doc.get("actions", []):
+        action = parse_action(raw)
+        if isinstance(action, Pass) and written.take(action.player):
+            yield action, state, state, True
+            continue
+        after = apply(state, action, board)
+        written.follow(state, after)
+        yield action, state, after, False
+        state = after
 
 
 def setup_json(setup: Setup, secrets: bool = True) -> dict:

@@ -8,32 +8,13 @@ seat's card, all revealed (only ever sent once the game is over); the last step'
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from .awards import awards
 from .board import Board, load_board
-from .record import _WrittenPasses, parse_action, parse_setup
-from .rules import apply, new_game
+from .record import walk
 from .scoring import score
-from .state import Action, Bid, State
-
-
-def walk(doc: Any, board: Optional[Board] = None) -> Iterator[tuple[Action, State, State, bool]]:
-    """(action, state before, state after, written) for each action of a record, as record.replay checks it;
-    `written` marks an automatic pass the record wrote down (the state does not change)."""
-    board = board or load_board()
-    setup = parse_setup(doc, board)
-    state = new_game(setup)
-    written = _WrittenPasses(setup.colors)
-    for raw in doc.get("actions", []):
-        action = parse_action(raw)
-        if isinstance(action, Bid) or not written.take(action.player):
-            after = apply(state, action, board)
-            written.follow(state, after)
-            yield action, state, after, False
-            state = after
-        else:
-            yield action, state, state, True
+from .state import Bid, State
 
 
 def _ended(before: State, after: State) -> Optional[dict]:

@@ -1,6 +1,8 @@
 """Blueprint: the JSON API and the live socket. Requests are checked here; `table` does the rest."""
 from __future__ import annotations
 
+import gzip
+
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
 from companion.errors import Refused
@@ -8,6 +10,7 @@ from companion.game.board import board_data
 from companion.game.setup import check_saved_layout
 from companion.live.wsloop import HandshakeError, LiveSocket, accept_headers
 from companion.pi.netaddr import join_url, no_network, start_url
+from companion.web.compress import LEVEL, wants_gzip
 from companion.web.device import address, current_table
 from companion.web.errors import refuse
 from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload, player_name
@@ -253,8 +256,14 @@ def record(gid: str):
 
 @bp.get("/games/<gid>/replay")
 def replay(gid: str):
-    """A finished game action by action (docs/API.md, "Replay"); 409 not_finished for every device until the end."""
-    return jsonify(current_table().replay(gid))
+    """A finished game action by action (docs/API.md, "Replay"); 409 not_finished for every device until the end.
+    Sent gzipped to a browser that asks (views are not: they are small and many): 22 KB of JSON, 2 KB so."""
+    response = jsonify(current_table().replay(gid))
+    if wants_gzip(request):
+        response.set_data(gzip.compress(response.get_data(), LEVEL, mtime=0))
+        response.headers["Content-Encoding"] = "gzip"
+        response.headers.add("Vary", "Accept-Encoding")
+    return response
 
 
 @bp.post("/games/<gid>/replay/show")
