@@ -29,20 +29,23 @@ def _ended(before: State, after: State) -> Optional[dict]:
 def steps(doc: Any, board: Optional[Board] = None) -> dict:
     """The replay of a record: its setup (every card shown), one step per action, and the awards."""
     board = board or load_board()
-    out, call = [], 0
+    out, call, scores = [], 0, None
     for seq, (action, before, after, written) in enumerate(walk(doc, board), 1):
         if not before.call and not written:
             call += 1   # a call opens with its start player's bid (a start player cannot pass)
+        ended = None if written else _ended(before, after)
+        if scores is None or ended:
+            # Only a call's end changes what scores (buildings, tokens, the cards' holders): scored then, a third
+            # of the actions (tests/test_replay.py checks every step against the scoring of its own state).
+            scores = {c: p["total"] for c, p in score(after, board)["players"].items()}
         step: dict = {"seq": seq, "color": action.player,
                       "action": ({"bid": action.neighborhood, "value": action.value} if isinstance(action, Bid)
                                  else {"pass": True}),
-                      "scores": {c: p["total"] for c, p in score(after, board)["players"].items()},
-                      "call": call}
+                      "scores": scores, "call": call}
         if written:
             step["written"] = True
         if after.auto_passed and not written:
             step["auto"] = [after.colors[s] for s in after.auto_passed]
-        ended = None if written else _ended(before, after)
         if ended:
             step["ended"] = ended
         out.append(step)

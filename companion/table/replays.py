@@ -25,16 +25,19 @@ class Replays:
                 raise Refused(409, "board_no_record")   # scored from the board: no bids were ever recorded
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
-            cached = game.session.replay
-            if cached is None or cached[0] != game.seq:
-                doc = to_record(game.state.setup, game.actions)
-                made = steps(doc)
-                made["id"] = game.id
-                pi = pi_seat.with_pi({}, game).get("pi")
-                if pi:
-                    made["pi"] = pi
-                cached = game.session.replay = (game.seq, made)
-            return cached[1]
+            cached, seq = game.session.replay, game.seq
+            if cached is not None and cached[0] == seq:
+                return cached[1]
+            doc = to_record(game.state.setup, game.actions)
+            pi = pi_seat.with_pi({}, game).get("pi")
+        made = steps(doc)   # outside the game's lock: a slow Pi holds up none of the game's other requests
+        made["id"] = game.id
+        if pi:
+            made["pi"] = pi
+        with game.lock:
+            if game.seq == seq:
+                game.session.replay = (seq, made)
+        return made
 
     def show_replay(self, gid: str, step: Optional[int], device: str) -> str:
         """The host's phone drives the table screen: the board after `step` actions (0: before the first), or
