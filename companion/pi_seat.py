@@ -7,6 +7,8 @@ held seats (start, claims, LEDs) holds for it unchanged; this module adds what o
 from __future__ import annotations
 
 import copyreg
+import hashlib
+import hmac
 import logging
 import multiprocessing
 import os
@@ -140,6 +142,7 @@ class PiThinker:
         self._pool: Optional[ProcessPoolExecutor] = None
         self._pid = 0
         self._lock = threading.Lock()
+        self._secret: Optional[bytes] = None   # the table's, read from the store at the first decision
         self.thinking = 0   # decisions under way (benchmarks and tests read it)
 
     def warm(self) -> None:
@@ -203,8 +206,16 @@ class PiThinker:
                 self.process = False
         return self._pool
 
+    def seed(self, job: _Job) -> str:
+        """The decision's seed: the public position keyed with the table's secret. From public parts alone
+        (the game, the move's number, the colour) a watcher could replay the Pi's moves under each possible hand
+        and keep the one that agrees; the secret never leaves the database, so no hand can be singled out."""
+        if self._secret is None:
+            self._secret = self.table.store.secret("pi")
+        return hmac.new(self._secret, f"{job.gid}/{job.seq}/{job.color}".encode(), hashlib.sha256).hexdigest()
+
     def decide(self, job: _Job) -> Action:
-        seed = f"{job.gid}/{job.seq}/{job.color}"
+        seed = self.seed(job)
         pool = self._executor()
         if pool is None:
             return _decide(job.seen, job.color, job.level, seed)
