@@ -201,3 +201,18 @@ def test_a_new_database_makes_its_own_secret_and_keeps_it(tmp_path):
     assert again.secret("pi") == first
     again.close()
     b.close()
+
+
+def test_a_recovered_database_keeps_the_secret(tmp_path):
+    """A damaged file's games are copied into a fresh one (store/recover.py): the secret goes with them, so a
+    recovered game's Pi thinks the moves it would have thought."""
+    from companion.store import recover
+    old = Store(str(tmp_path / "old.sqlite3"))
+    old.open()
+    first = old.secret("pi")
+    old.close()
+    fresh = Store(str(tmp_path / "fresh.sqlite3"))
+    fresh.open()
+    recover.recover(str(tmp_path / "old.sqlite3"), fresh.conn)
+    assert fresh.secret("pi") == first
+    fresh.close()
