@@ -216,3 +216,83 @@ def test_a_recovered_database_keeps_the_secret(tmp_path):
     recover.recover(str(tmp_path / "old.sqlite3"), fresh.conn)
     assert fresh.secret("pi") == first
     fresh.close()
+
+
+# -- the table's own games first (issue 42, item 2) --
+
+CAPPED = dict(PI_ENV, COMPANION_STARTED_LIMIT="2")
+FULL = {"en": "This device already hosts as many games being played as it may",
+        "de": "Dieses Gerät leitet schon so viele laufende Spiele",
+        "fr": "Cet appareil anime déjà autant de parties en cours"}
+
+
+def started_pi_game(host: Phone) -> tuple[str, object]:
+    gid = create_game(host, ("blue", "red"), mode="expert", seed=3)
+    assert host.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
+    assert host.post(f"/api/games/{gid}/seats/red/pi", {"level": "easy"}).status == 200
+    return gid, host.post(f"/api/games/{gid}/start")
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "fr"])
+def test_a_device_hosts_two_games_being_played_at_once_and_is_told_why_not_a_third(start_server, lang):
+    server = start_server(env=CAPPED)
+    host = Phone(server, lang=lang, source="127.0.0.21")
+    for _ in range(2):
+        assert started_pi_game(host)[1].status == 200
+    gid, third = started_pi_game(host)
+    assert third.status == 429 and third.json["code"] == "started_full", third.json
+    assert FULL[lang] in third.json["error"] and "2" in third.json["error"]
+    assert host.view(gid)["phase"] == "lobby"   # nothing changed: it can start once another game ends
+    host.close()
+
+
+def test_an_address_hosts_twice_that_with_fresh_cookies_and_an_abandoned_game_frees_its_place(start_server):
+    server = start_server(env=CAPPED)
+    games = []
+    for i in range(4):   # four devices behind one address: a fresh cookie each
+        phone = Phone(server, source="127.0.0.22")
+        gid, r = started_pi_game(phone)
+        assert r.status == 200, r.json
+        games.append((gid, phone))
+    late = Phone(server, source="127.0.0.22")
+    gid, r = started_pi_game(late)
+    assert r.status == 429 and r.json["code"] == "started_full" and "4" in r.json["error"]
+    other = Phone(server, source="127.0.0.23")   # another address is not held up by this one
+    assert started_pi_game(other)[1].status == 200
+    first, owner = games[0]
+    assert owner.post(f"/api/games/{first}/abandon", {"confirm": first}).status == 200
+    assert late.post(f"/api/games/{gid}/start").status == 200
+
+
+def test_the_pi_thinks_first_for_the_table_screens_game_then_games_people_follow_and_drops_forgotten_ones(
+        inprocess_server, phone):
+    """The thinker's queue, ranked by the real table: the game on the table screen, then a game whose person has a
+    live socket, then a game nobody follows; a game untouched for longer than STALE is not thought about."""
+    import time as clock
+
+    from companion.pi_seat import STALE, Jobs, _Job
+    server = inprocess_server(BOT_DELAY=600.0, RATE_LIMIT=1000.0, WRITE_RATE_LIMIT=1000.0, LOBBY_LIMIT=100,
+                              STARTED_LIMIT=100)
+    table = server.app.extensions["table"]
+    hosts, gids = [], []
+    for i in range(4):
+        host = phone(server)
+        gid = create_game(host, ("red", "blue"), mode="family", seed=i)   # the Pi (red) starts
+        assert host.post(f"/api/games/{gid}/seats/blue", {"name": f"P{i}"}).status == 200
+        assert host.post(f"/api/games/{gid}/seats/red/pi", {"level": "easy"}).status == 200
+        assert host.post(f"/api/games/{gid}/start").status == 200
+        hosts.append(host)
+        gids.append(gid)
+    followed, shown, idle, forgotten = gids[1], gids[3], gids[0], gids[2]
+    sock = hosts[1].ws(followed)
+    sock.wait_seq(1, timeout=10)
+    table.current = shown
+    now = clock.monotonic()
+    jobs = Jobs(table.pi.rank)
+    for gid in gids:   # asked in the order the games were made: the forgotten one's is the oldest change
+        game = table.games[gid]
+        jobs.put(_Job(gid, game.seq, "red", "easy", table.seat_state(game, "red"), now,
+                      touched=now - (STALE + 1 if gid == forgotten else 0)))
+    order = [jobs.get().gid for _ in range(3)]
+    assert order == [shown, followed, idle]
+    assert jobs.empty()   # the forgotten game was dropped, not left to come last

@@ -448,6 +448,13 @@ class Store:
         for game, seq, kind, body, device in rows:
             yield game, seq, kind, json.loads(body), device
 
+    def changed_at(self, games: set[str]) -> dict[str, float]:
+        """Each game's last event's time (epoch seconds): how long a game has been left alone."""
+        with self._lock:
+            return dict(self.conn.execute("SELECT game, MAX(at) FROM events WHERE game IN "
+                                          "(SELECT value FROM json_each(?)) GROUP BY game",
+                                          (json.dumps(sorted(games)),)).fetchall())
+
     def exists(self, game: str) -> bool:
         with self._lock:
             return self.conn.execute("SELECT 1 FROM events WHERE game = ? AND seq = 1", (game,)).fetchone() is not None
