@@ -35,6 +35,7 @@ DEFAULTS = {
     "RATE_LIMIT": limits.RATE_LIMIT,              # the abuse limits a host may tune: see limits.py
     "WRITE_RATE_LIMIT": limits.WRITE_RATE_LIMIT,
     "LOBBY_LIMIT": limits.LOBBY_LIMIT,
+    "STARTED_LIMIT": limits.STARTED_LIMIT,
     "MAX_CONTENT_LENGTH": limits.MAX_BODY,
     "HOST_AWAY": limits.HOST_AWAY, # seconds the host's (or a seat's) device must be offline before the table may
                                  # hand the role (or the seat) on
@@ -53,6 +54,7 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
     "COMPANION_RATE_LIMIT": ("RATE_LIMIT", float),
     "COMPANION_WRITE_RATE_LIMIT": ("WRITE_RATE_LIMIT", float),
     "COMPANION_LOBBY_LIMIT": ("LOBBY_LIMIT", int),
+    "COMPANION_STARTED_LIMIT": ("STARTED_LIMIT", int),
     "COMPANION_HOST_AWAY": ("HOST_AWAY", float),
     "COMPANION_SEAT_MOVE_WAIT": ("SEAT_MOVE_WAIT", float),
     "COMPANION_BOT_DELAY": ("BOT_DELAY", float),

@@ -7,10 +7,11 @@ held seats (start, claims, LEDs) holds for it unchanged; this module adds what o
 from __future__ import annotations
 
 import copyreg
+import hashlib
+import hmac
 import logging
 import multiprocessing
 import os
-import queue
 import random
 import threading
 import time
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 
 PREFIX = "pi:"
 NICE = 10   # the thinking thread's niceness: phones' requests come first
+# A game nobody has changed for this long, and whose people are not online, is not thought about (its Pi acts
+# once someone comes back to it): strangers' forgotten games must not queue ahead of the table's.
+STALE = 30 * 60.0
 
 
 def device_for(level: str) -> str:
@@ -96,6 +100,8 @@ class _Job:
     level: str
     seen: State
     due: float
+    order: int = 0          # when it was asked for, to break ties in the queue
+    touched: float = 0.0    # monotonic time of the game's last change
 
 
 def _proxy(items: dict) -> MappingProxyType:
@@ -126,6 +132,57 @@ def _decide(seen: State, color: str, level: str, seed: str) -> Action:
     return action
 
 
+class Jobs:
+    """The decisions waiting, at most one per game (a newer position makes an older one moot), handed out by
+    rank: a table's own game never waits behind strangers' games, however many they start."""
+
+    def __init__(self, rank):
+        self._rank = rank
+        self._waiting: dict[str, _Job] = {}
+        self._warm = False
+        self._count = 0
+        self._cond = threading.Condition()
+
+    def put(self, job: _Job) -> None:
+        with self._cond:
+            self._count += 1
+            job.order = self._count
+            self._waiting[job.gid] = job
+            self._cond.notify()
+
+    def put_warm(self) -> None:
+        with self._cond:
+            self._warm = True
+            self._cond.notify()
+
+    def empty(self) -> bool:
+        with self._cond:
+            return not self._waiting and not self._warm
+
+    def get(self) -> Optional[_Job]:
+        """The next decision to think about (None: start the process); waits until there is one."""
+        while True:
+            with self._cond:
+                while not self._waiting and not self._warm:
+                    self._cond.wait()
+                if self._warm:
+                    self._warm = False
+                    return None
+                jobs = list(self._waiting.values())
+            ranked, dropped = [], []
+            for job in jobs:
+                r = self._rank(job)
+                (dropped if r is None else ranked).append((r, job.order, job))
+            ranked.sort(key=lambda t: t[:2])
+            with self._cond:
+                for _, _, job in dropped:   # unless a newer position of that game came meanwhile
+                    if self._waiting.get(job.gid) is job:
+                        del self._waiting[job.gid]
+                for _, _, job in ranked:
+                    if self._waiting.get(job.gid) is job:
+                        return self._waiting.pop(job.gid)
+
+
 class PiThinker:
     """The Pi's moves are decided away from the requests: in a process of its own by default (no share of the
     server's interpreter lock, another core on a Pi 3), or on a thread (`process=False`); one lower-priority thread
@@ -135,31 +192,53 @@ class PiThinker:
         self.table = table
         self.delay = delay
         self.process = process
-        self.jobs: "queue.SimpleQueue[_Job]" = queue.SimpleQueue()
+        self._asked: dict[str, int] = {}   # game -> the position last handed to the queue
+        self.jobs = Jobs(self.rank)   # one waiting decision per game, the table's own first
         self._thread: Optional[threading.Thread] = None
         self._pool: Optional[ProcessPoolExecutor] = None
         self._pid = 0
         self._lock = threading.Lock()
+        self._secret: Optional[bytes] = None   # the table's, read from the store at the first decision
         self.thinking = 0   # decisions under way (benchmarks and tests read it)
 
     def warm(self) -> None:
         """A Pi seat was given: its process starts now, not at its first turn."""
         self._start()
         if self.process:
-            self.jobs.put(None)
+            self.jobs.put_warm()
 
-    def after(self, game) -> None:
-        """After any change (the game's lock held): if the Pi is to act, it starts thinking from what it may see."""
+    def after(self, game, touched: Optional[float] = None) -> None:
+        """After any change (the game's lock held): if the Pi is to act, it starts thinking from what it may see.
+        `touched`: when the game last changed (monotonic), if not now (a restart reloading its games)."""
         st = game.state
         if st is None or game.phase != "playing":
             return
         color = st.to_act_color
         level = level_of(game.devices.get(color))
-        if level is None:
-            return
+        if level is None or self._asked.get(game.id) == game.seq:
+            return   # not the Pi's turn, or this position is already being thought about
+        self._asked[game.id] = game.seq
         self._start()
-        self.jobs.put(_Job(game.id, game.seq, color, level, self.table.seat_state(game, color),
-                           time.monotonic() + self.delay))
+        now = time.monotonic()
+        self.jobs.put(_Job(game.id, game.seq, color, level, self.table.seat_state(game, color), now + self.delay,
+                           touched=now if touched is None else touched))
+
+    def rank(self, job: _Job) -> Optional[int]:
+        """Which decisions come first: the game on the table screen (0), then games a person follows on a live
+        socket (1), then the rest (2); None drops a game nobody has touched or followed for STALE seconds."""
+        if job.gid == self.table.current:
+            return 0
+        game = self.table.games.get(job.gid)
+        if game is None:
+            return None
+        live = self.table.hub.live(job.gid)
+        if any(d in live for c, d in game.devices.items() if level_of(d) is None):
+            return 1
+        if time.monotonic() - job.touched < STALE:
+            return 2
+        if self._asked.get(job.gid) == job.seq:
+            del self._asked[job.gid]   # asked again when someone comes back to the game (table.presence)
+        return None
 
     def _start(self) -> None:
         with self._lock:
@@ -174,7 +253,7 @@ class PiThinker:
         _lower()
         while True:
             job = self.jobs.get()
-            if job is None:
+            if job is None:   # a Pi seat was given: start its process before its first turn
                 pool = self._executor()
                 if pool is not None:
                     pool.submit(_lower)   # its process starts now (a pool starts one at its first task)
@@ -203,8 +282,16 @@ class PiThinker:
                 self.process = False
         return self._pool
 
+    def seed(self, job: _Job) -> str:
+        """The decision's seed: the public position keyed with the table's secret. From public parts alone
+        (the game, the move's number, the colour) a watcher could replay the Pi's moves under each possible hand
+        and keep the one that agrees; the secret never leaves the database, so no hand can be singled out."""
+        if self._secret is None:
+            self._secret = self.table.store.secret("pi")
+        return hmac.new(self._secret, f"{job.gid}/{job.seq}/{job.color}".encode(), hashlib.sha256).hexdigest()
+
     def decide(self, job: _Job) -> Action:
-        seed = f"{job.gid}/{job.seq}/{job.color}"
+        seed = self.seed(job)
         pool = self._executor()
         if pool is None:
             return _decide(job.seen, job.color, job.level, seed)

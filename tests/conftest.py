@@ -13,7 +13,7 @@ from server_helpers import LiveServer, Phone, free_port  # noqa: E402
 
 
 FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000",
-        "COMPANION_LOBBY_LIMIT": "100000"}
+        "COMPANION_LOBBY_LIMIT": "100000", "COMPANION_STARTED_LIMIT": "100000"}
 CONTAINERS = "test_deploy_containers.py"
 PI_VM = "test_pi_vm.py"
 HOTSPOT_VM = "test_hotspot_vm.py"

@@ -16,7 +16,8 @@ from companion.game.setup import deal
 from server_helpers import Phone, create_game, seat_and_start
 from test_server_secrets import check_device
 
-FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000", "COMPANION_LOBBY_LIMIT": "100000"}
+FAST = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_WRITE_RATE_LIMIT": "1000", "COMPANION_LOBBY_LIMIT": "100000",
+        "COMPANION_STARTED_LIMIT": "100000"}
 AWAY_1S = dict(FAST, COMPANION_HOST_AWAY="1", COMPANION_SEAT_MOVE_WAIT="1")
 
 

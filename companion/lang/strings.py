@@ -236,6 +236,7 @@ UI = {
     "layout_taken": "Another device saved a layout under that name: choose another name.",
     "no_layout": "There is no saved layout of that name.",
     "layouts_full": "This device has saved as many layouts as it may ({limit}).",
+    "started_full": "This device already hosts as many games being played as it may ({limit}): finish or abandon one first.",
     "games_full": "This device has opened as many games as it may for now ({limit}): play or finish one first.",
     "names_full": "This device has changed seats and names too often in this game ({limit}).",
     "bad_name": "A name needs at least one visible character and no control, direction or invisible characters.",

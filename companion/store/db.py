@@ -75,6 +75,10 @@ CREATE TABLE IF NOT EXISTS name_merges (
     device TEXT,
     at     REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS secrets (
+    name  TEXT PRIMARY KEY,        -- what it seeds ("pi": the Pi's decisions)
+    value BLOB NOT NULL            -- made once here, never sent to any device
+);
 CREATE TABLE IF NOT EXISTS layouts (
     name     TEXT PRIMARY KEY,
     tokens   TEXT NOT NULL,
@@ -160,6 +164,7 @@ class Store:
         plain = path != ":memory:" and not path.startswith("file:")
         self.note: Optional[Note] = Note(path) if plain else None
         self._last: dict = {}
+        self._secrets: dict[str, bytes] = {}   # only for a read-only file that has none stored
         self._noter: Optional[ThreadPoolExecutor] = None   # the note's own thread, started with the first append
 
     def _connect(self) -> sqlite3.Connection:
@@ -443,6 +448,13 @@ class Store:
         for game, seq, kind, body, device in rows:
             yield game, seq, kind, json.loads(body), device
 
+    def changed_at(self, games: set[str]) -> dict[str, float]:
+        """Each game's last event's time (epoch seconds): how long a game has been left alone."""
+        with self._lock:
+            return dict(self.conn.execute("SELECT game, MAX(at) FROM events WHERE game IN "
+                                          "(SELECT value FROM json_each(?)) GROUP BY game",
+                                          (json.dumps(sorted(games)),)).fetchall())
+
     def exists(self, game: str) -> bool:
         with self._lock:
             return self.conn.execute("SELECT 1 FROM events WHERE game = ? AND seq = 1", (game,)).fetchone() is not None
@@ -483,6 +495,23 @@ class Store:
         with self._lock:
             row = self.conn.execute("SELECT tokens, device FROM layouts WHERE name = ?", (name,)).fetchone()
         return None if row is None else {"name": name, "tokens": json.loads(row[0]), "device": row[1]}
+
+    def secret(self, name: str) -> bytes:
+        """A random secret made once and kept with the games, so a restart derives the same values from it.
+        Nothing outside this Pi may learn it: no route reads this table, and history exports read only their own."""
+        row = None
+        with self._lock:
+            conn = self.conn
+            try:
+                row = conn.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
+                if row is None and not self.read_only:
+                    conn.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)", (name, os.urandom(32)))
+                    row = conn.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
+            except sqlite3.OperationalError:   # a read-only file from before the table existed
+                row = None
+        if row is None:   # a read-only file without one: this run's own, kept in memory
+            row = (self._secrets.setdefault(name, os.urandom(32)),)
+        return bytes(row[0])
 
     def layout_count(self, device: Optional[str] = None) -> int:
         """How many layouts there are (saved by `device`, when given)."""

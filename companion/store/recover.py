@@ -239,6 +239,14 @@ def _merges(old: sqlite3.Connection) -> list[tuple]:
         return []
 
 
+def _secrets(old: sqlite3.Connection) -> list[tuple]:
+    """The table's secrets (the Pi's seed): kept, so a recovered game's Pi still thinks the moves it would have."""
+    try:
+        return list(old.execute("SELECT name, value FROM secrets"))
+    except sqlite3.DatabaseError:
+        return []
+
+
 def _insert(into: sqlite3.Connection, sql: str, rows: list) -> None:
     """One transaction (one fsync) per game."""
     into.execute("BEGIN")
@@ -267,7 +275,7 @@ def recover(damaged: str, into: sqlite3.Connection) -> int:
                 shutil.copyfile(damaged + side, copy + side)
                 wal = wal or side == "-wal"
         scanned = scan_events(copy)
-        games, by_tree, layouts, merges = set(), {}, [], []
+        games, by_tree, layouts, merges, secrets = set(), {}, [], [], []
         try:
             with open(copy, "rb") as f:
                 if f.read(16) != MAGIC:
@@ -281,8 +289,7 @@ def recover(damaged: str, into: sqlite3.Connection) -> int:
                     columns = set()
                 moved = "moved" if "moved" in columns else "NULL"
                 by_tree = {g: _events(old, g, moved) for g in games}
-                layouts = _layouts(old)
-                merges = _merges(old)
+                layouts, merges, secrets = _layouts(old), _merges(old), _secrets(old)
             finally:
                 old.close()
         except (OSError, sqlite3.DatabaseError):
@@ -303,6 +310,8 @@ def recover(damaged: str, into: sqlite3.Connection) -> int:
                           "VALUES (?, ?, ?, ?, ?)", layouts)
         if merges:
             _insert(into, "INSERT INTO name_merges (alias, into_, device, at) VALUES (?, ?, ?, ?)", merges)
+        if secrets:
+            _insert(into, "INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", secrets)
         return count
     except (OSError, sqlite3.DatabaseError):
         return 0

@@ -1,6 +1,7 @@
 """Which games the table holds in memory: replayed from the log at start, an ended one read when opened."""
 from __future__ import annotations
 
+import time
 from functools import partial
 from typing import Optional
 
@@ -57,9 +58,13 @@ class Memory:
             self.store.write(lambda conn, at: [write(conn, at) for write in backfill])
         if self.current:
             self._show_leds(self.games[self.current])
+        changed = self.store.changed_at(set(self.games))
         for game in list(self.games.values()):
+            # A Pi seat whose turn it was acts again after a restart; a game left alone long is thought about
+            # only when someone comes back to it (pi_seat.STALE).
+            ago = max(0.0, time.time() - changed.get(game.id, time.time()))
             with game.lock:
-                self.pi.after(game)   # a Pi seat whose turn it was acts again after a restart
+                self.pi.after(game, touched=time.monotonic() - ago)
 
     def _replay(self, gid: str) -> Optional[Game]:
         game = self._new_game(gid)

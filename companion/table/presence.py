@@ -22,6 +22,7 @@ class Presence:
                 return
             game.rev += 1
             self._tell(game)
+            self.pi.after(game)   # someone came back to a game the Pi stopped thinking about: its turn goes on
         if game.host not in live or game.session.offline:
             self._wake_for_away(gid, self.host_away + 0.5)
 

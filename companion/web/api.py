@@ -16,7 +16,7 @@ from companion.web.errors import refuse
 from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload, player_name
 from companion.web.guard import same_origin
 from companion.web.render import view_response
-from companion.web.throttle import limit_actions, limit_changes, limit_writes, lobbies_lock, open_lobbies
+from companion.web.throttle import limit_actions, limit_changes, limit_writes, lobbies_lock, open_lobbies, playing
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -226,8 +226,24 @@ def enter_cards(gid: str, color: str):
 
 @bp.post("/games/<gid>/start")
 def start_game(gid: str):
+    """Games being played are capped per device and per address like lobbies: strangers' games must not fill
+    the Pi's thinking queue (each Pi seat thinks in them) ahead of the table's own."""
     payload({})
-    return view_response(current_table().start(gid, g.device))
+    t = current_table()
+    per_device = current_app.config["STARTED_LIMIT"]
+    if sum(1 for game in list(t.games.values()) if game.host == g.device and game.phase == "playing") >= per_device:
+        raise Refused(429, "started_full", limit=per_device)
+    address = request.remote_addr or ""
+    by_address = current_app.extensions["started"]
+    with lobbies_lock:
+        mine = by_address[address] = playing(by_address.get(address, []))
+        if len(mine) >= 2 * per_device:
+            raise Refused(429, "started_full", limit=2 * per_device)
+        for other in [a for a, gids in by_address.items() if not playing(gids)]:
+            del by_address[other]
+        text = t.start(gid, g.device)
+        by_address.setdefault(address, []).append(gid)
+    return view_response(text)
 
 
 @bp.post("/games/<gid>/actions")

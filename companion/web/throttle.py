@@ -60,6 +60,11 @@ def open_lobbies(gids) -> list[str]:
     return [gid for gid in gids if gid in games and games[gid].phase == "lobby"]
 
 
+def playing(gids) -> list[str]:
+    games = current_table().games
+    return [gid for gid in gids if gid in games and games[gid].phase == "playing"]
+
+
 def limit_actions() -> None:
     """Bids, passes, undos and codes: one token bucket per device."""
     if not current_app.extensions["rate_limit"].allow(g.device):
@@ -72,3 +77,4 @@ def init_app(app: Flask) -> None:
     app.extensions["write_limit"] = (RateLimit(writes, burst=WRITE_BURST),
                                      RateLimit(writes * WRITES_PER_ADDRESS_FACTOR, burst=WRITE_BURST_PER_ADDRESS))
     app.extensions["lobbies"] = {}   # address -> ids of the games created from it
+    app.extensions["started"] = {}   # address -> ids of the games started from it
