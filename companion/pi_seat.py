@@ -18,6 +18,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Optional
 
@@ -25,7 +26,9 @@ from companion import players
 from companion.game.errors import RuleError
 from companion.game.rules import apply, legal_actions
 from companion.game.setup import area_deck
-from companion.game.state import NEIGHBORHOOD_CARDS, Action, State
+from companion.game.state import COLORS, NEIGHBORHOOD_CARDS, Action, State
+from companion.lang import i18n
+from companion.store.history import fold
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +53,22 @@ def name_for(level: str) -> str:
     return f"the Pi ({level})"
 
 
-def level_named(name: Optional[str]) -> Optional[str]:
-    """The level a stored name stands for ("the Pi (strong)"), so the history's pages say it in their language."""
-    return next((level for level in players.PI_LEVELS if name == name_for(level)), None)
+def passes_for_pi(name: str) -> bool:
+    """Whether a person's name reads as one of the Pi's seats on some screen, in some language ("the Pi (strong)",
+    "le Pi (Rouge)"), case, accents and spacing folded as the standings fold names: such a name is refused."""
+    return fold(name) in _pi_names()
+
+
+@lru_cache(maxsize=1)
+def _pi_names() -> frozenset:
+    names = {fold(name_for(level)) for level in players.PI_LEVELS}
+    for lang in i18n.LANGS:
+        for level in players.PI_LEVELS:
+            said = i18n.t(lang, "pi_level_" + level)
+            names.add(fold(i18n.t(lang, "pi_name", level=said)))
+            names.update(fold(i18n.t(lang, "pi_seat", color=c, level=said)) for c in COLORS)
+        names.update(fold(i18n.t(lang, "pi_who", color=c)) for c in COLORS)
+    return frozenset(names)
 
 
 def pi_seats(game) -> dict[str, str]:

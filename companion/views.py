@@ -297,17 +297,11 @@ def history_row(entry: dict) -> dict:
     links its record (every card): fine only because an abandoned game can never resume.
     """
     row = {k: entry[k] for k in HISTORY_FIELDS}
-    row["players"] = [_pi_marked({k: p[k] for k in HISTORY_PLAYER}) for p in entry["players"]]
+    # A seat the Pi played keeps its level ("pi"), marked by the store by what the seat was, never by its name.
+    row["players"] = [{k: p[k] for k in HISTORY_PLAYER + ("pi",) if k in p} for p in entry["players"]]
     return row
 
 
 def standings(found: dict) -> dict:
     """The standings as sent: a row of the Pi's marked with its level, which every page names in its language."""
-    return {mode: [_pi_marked(dict(r)) for r in rows] for mode, rows in found.items()}
-
-
-def _pi_marked(row: dict) -> dict:
-    level = pi_seat.level_named(row.get("name"))
-    if level:
-        row["pi"] = level
-    return row
+    return {mode: [dict(r) for r in rows] for mode, rows in found.items()}

@@ -10,12 +10,16 @@ import json
 import random
 from typing import Iterable, Optional
 
+from companion import pi_seat, players
 from companion.store import history
 from companion.store.db import Store
 from companion.game.rules import apply, new_game
 from companion.game.state import Setup
 from companion.table import Table, device_id
 from games import random_game, random_setup
+
+
+PI_NAMED = {pi_seat.name_for(level): level for level in players.PI_LEVELS}
 
 
 def game_log(setup: Setup, actions, names: dict, rng: random.Random, undos: float = 0.02) -> list[tuple]:
@@ -25,7 +29,12 @@ def game_log(setup: Setup, actions, names: dict, rng: random.Random, undos: floa
     host = devices[colors[0]]
     events = [("create", {"mode": setup.mode, "players": colors, "removed_districts": sorted(setup.removed_districts),
                           "tokens": dict(setup.tokens), "deal": "app", "seed": None}, host)]
-    events += [("seat", {"color": c, "name": names[c]}, devices[c]) for c in colors]
+    for c in colors:   # a name the Pi's seats go by ("the Pi (strong)") is a seat the host gave to the Pi
+        level = PI_NAMED.get(names[c])
+        if level:
+            devices[c] = pi_seat.device_for(level)
+        events.append(("pi", {"color": c, "level": level}, host) if level else
+                      ("seat", {"color": c, "name": names[c]}, devices[c]))
     events.append(("start", {"cards": {s.color: [s.area, s.neighborhood] for s in setup.seats}}, host))
     state = new_game(setup)
     for i, action in enumerate(actions):
@@ -80,6 +89,9 @@ def write_games(path: str, count: int, seed: int = 0, summaries: bool = True,
         gid = f"old{i:05d}{rng.randrange(36**4):05d}"
         events = game_log(setup, actions, who, rng)
         summary = history.summarize(gid, final, "finished", who) if summaries else None
+        for seat in (summary or {}).get("players", []):   # as the table marks the Pi's seats (table/memory.py)
+            if PI_NAMED.get(seat["name"]):
+                seat["pi"] = PI_NAMED[seat["name"]]
         write_game(store, gid, events, at, summary)
         made.append({"id": gid, "setup": setup, "actions": actions, "names": who, "events": len(events)})
         at += 86400

@@ -241,6 +241,7 @@ UI = {
     "names_full": "This device has changed seats and names too often in this game ({limit}).",
     "bad_name": "A name needs at least one visible character and no control, direction or invisible characters.",
     "name_taken": "Another player in this game already uses that name.",
+    "name_pi": "That is what the Pi's seats are called: choose another name.",
     "db_moved": "The table's database could not be read. It was moved aside to {path} (kept, not deleted) and the table started with a fresh one. Games recovered from it: {count}.",
     "db_replaced": "The database file was removed or replaced while the table was running: this was not recorded. Restart the companion.",
     "disk_full": "The Pi's storage is full: this bid was not recorded.",

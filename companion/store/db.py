@@ -87,6 +87,11 @@ CREATE TABLE IF NOT EXISTS layouts (
 """
 # Added later: who saved a layout (only that device may overwrite it) and for how many players it is.
 LAYOUT_COLUMNS = {"device": "TEXT", "players": "INTEGER"}
+# Added later: the level of a seat the Pi played (NULL: a person), so a person named like the Pi is never counted as
+# it. Rows from before it are filled once from the log's own "pi" events (the last one for the seat's colour).
+PI_COLUMN_FILL = """UPDATE play_players SET pi = (SELECT json_extract(e.body, '$.level') FROM events e
+    WHERE e.game = play_players.game AND e.kind = 'pi' AND json_extract(e.body, '$.color') = play_players.color
+    ORDER BY e.seq DESC LIMIT 1)"""
 
 
 class StoreError(Exception):
@@ -182,6 +187,9 @@ class Store:
             for column, kind in LAYOUT_COLUMNS.items():
                 if column not in have:
                     conn.execute(f"ALTER TABLE layouts ADD COLUMN {column} {kind}")
+            if "pi" not in {row[1] for row in conn.execute("PRAGMA table_info(play_players)")}:
+                conn.execute("ALTER TABLE play_players ADD COLUMN pi TEXT")
+                conn.execute(PI_COLUMN_FILL)
         except BaseException:
             conn.close()
             raise

@@ -80,8 +80,9 @@ def record_play(summary: dict, seq: int) -> Also:
         if not summary.get("started", True):
             return
         conn.executemany(
-            "INSERT INTO play_players (game, seat, color, name, key, score, rank, winner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(gid, i, p["color"], p["name"], fold(p["name"]), p["score"], p["rank"], int(p["winner"]))
+            "INSERT INTO play_players (game, seat, color, name, key, score, rank, winner, pi) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(gid, i, p["color"], p["name"], fold(p["name"]), p["score"], p["rank"], int(p["winner"]), p.get("pi"))
              for i, p in enumerate(summary["players"])])
     return write
 
@@ -147,6 +148,22 @@ def _keys_for(store: Store, name: str) -> list[str]:
     return sorted({target} | {k for k in keys | set(merged) if merged.get(k, k) == target})
 
 
+def _with_pi(store: Store, entries: list[dict]) -> list[dict]:
+    """Each seat the Pi played marked with its level, as play_players keeps it (summaries written before the
+    mark existed have none): by what the seat was, never by its name."""
+    if entries:
+        ids = json.dumps([e["id"] for e in entries])
+        seats = {(g, c): lv for g, c, lv in store.read(
+            "SELECT game, color, pi FROM play_players WHERE pi IS NOT NULL AND game IN "
+            "(SELECT value FROM json_each(?))", (ids,))}
+        for e in entries:
+            for p in e["players"]:
+                p.pop("pi", None)
+                if (e["id"], p["color"]) in seats:
+                    p["pi"] = seats[(e["id"], p["color"])]
+    return entries
+
+
 def history(store: Store, player: Optional[str] = None, offset: int = 0, limit: int = 100) -> dict:
     """Ended games, newest first; `player` keeps the games of that name (any merged spelling)."""
     where, params = "WHERE started_at IS NOT NULL", ()
@@ -158,12 +175,12 @@ def history(store: Store, player: Optional[str] = None, offset: int = 0, limit: 
     total = store.read(f"SELECT count(*) FROM plays {where}", params)[0][0]
     rows = store.read(f"SELECT {_COLS} FROM plays {where} ORDER BY ended_at DESC, game DESC LIMIT ? OFFSET ?",
                       params + (limit, offset))
-    return {"total": total, "offset": offset, "games": [_entry(r) for r in rows]}
+    return {"total": total, "offset": offset, "games": _with_pi(store, [_entry(r) for r in rows])}
 
 
 def play(store: Store, gid: str) -> Optional[dict]:
     rows = store.read(f"SELECT {_COLS} FROM plays WHERE game = ?", (gid,))
-    return _entry(rows[0]) if rows else None
+    return _with_pi(store, [_entry(rows[0])])[0] if rows else None
 
 
 def standings(store: Store, since: Optional[float] = None) -> dict:
@@ -175,7 +192,7 @@ def standings(store: Store, since: Optional[float] = None) -> dict:
     merged = merges(store)
     where, params = ("AND p.ended_at >= ?", (since,)) if since is not None else ("", ())
     rows = store.read(
-        "SELECT p.game, p.mode, p.ended_at, x.name, x.key, x.score, x.winner FROM plays p "
+        "SELECT p.game, p.mode, p.ended_at, x.name, x.key, x.score, x.winner, x.pi FROM plays p "
         f"JOIN play_players x ON x.game = p.game WHERE p.status = 'finished' {where} "
         "ORDER BY p.ended_at, p.game, x.seat", params)
     games: dict[str, list] = defaultdict(list)
@@ -183,12 +200,12 @@ def standings(store: Store, since: Optional[float] = None) -> dict:
         games[r[0]].append(r)
     tables: dict[str, dict] = {"all": {}, "family": {}, "expert": {}}
     for seats in games.values():
-        for i, (gid, mode, ended, name, key, score, winner) in enumerate(seats):
+        for i, (gid, mode, ended, name, key, score, winner, pi) in enumerate(seats):
             best_other = max((s[5] for j, s in enumerate(seats) if j != i), default=score)
-            who = merged.get(key, key)
+            who = ("pi", pi) if pi else ("person", merged.get(key, key))   # never the same row, whatever the name
             for table in (tables["all"], tables[mode]):
-                row = table.setdefault(who, {"key": who, "names": {}, "played": 0, "wins": 0, "points": 0,
-                                             "best": None, "margin": 0})
+                row = table.setdefault(who, {"key": who[1], "names": {}, "played": 0, "wins": 0, "points": 0,
+                                             "best": None, "margin": 0, "pi": pi})
                 row["names"][name] = ended     # the newest spelling shown; the target's own spelling first
                 row["played"] += 1
                 row["wins"] += winner
@@ -202,11 +219,14 @@ def standings(store: Store, since: Optional[float] = None) -> dict:
             own = [n for n in row["names"] if fold(n) == row["key"]] or list(row["names"])
             name = max(own, key=lambda n: row["names"][n])
             n = row["played"]
-            lines.append({"name": name, "key": row["key"], "spellings": sorted(row["names"]), "played": n,
-                          "wins": row["wins"], "win_rate": round(row["wins"] / n, 4),
-                          "average": round(row["points"] / n, 2), "best": row["best"],
-                          "average_margin": round(row["margin"] / n, 2)})
-        lines.sort(key=lambda r: (-r["wins"], -r["win_rate"], -r["average"], r["key"]))
+            line = {"name": name, "key": row["key"], "spellings": sorted(row["names"]), "played": n,
+                    "wins": row["wins"], "win_rate": round(row["wins"] / n, 4),
+                    "average": round(row["points"] / n, 2), "best": row["best"],
+                    "average_margin": round(row["margin"] / n, 2)}
+            if row["pi"]:
+                line["pi"] = row["pi"]
+            lines.append(line)
+        lines.sort(key=lambda r: (-r["wins"], -r["win_rate"], -r["average"], r["key"], "pi" in r))
         out[mode] = lines
     return out
 
@@ -234,6 +254,14 @@ def comment(entry: dict) -> str:
     return line + ("; scored from the board" if entry.get("from_board") else "")
 
 
+def _player_id(seat: dict, merged: dict) -> str:
+    """BG Stats' id of a player: a person's name as standings count it; a seat the Pi played, its level and colour
+    (one id per seat, so three Pi seats are three players and none is a person who took the Pi's name)."""
+    if seat.get("pi"):
+        return f"pi:{seat['pi']}:{seat['color']}"
+    return merged.get(fold(seat["name"]), fold(seat["name"]))
+
+
 def bgstats(store: Store, gid: str) -> Optional[dict]:
     """The play as BG Stats' 'push plays from other apps' link takes it, and the two links."""
     entry = play(store, gid)
@@ -249,7 +277,7 @@ def bgstats(store: Store, gid: str) -> Optional[dict]:
         "comments": comment(entry),
         "game": {"name": "Metropolys", "bggId": BGG_ID, "highestWins": True, "noPoints": False,
                  "sourceGameId": "metropolys"},
-        "players": [{"name": p["name"], "sourcePlayerId": merged.get(fold(p["name"]), fold(p["name"])),
+        "players": [{"name": p["name"], "sourcePlayerId": _player_id(p, merged),
                      "score": p["score"], "rank": p["rank"], "winner": p["winner"], "startPlayer": p["start"]}
                     for p in entry["players"]],
     }

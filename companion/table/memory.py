@@ -5,7 +5,7 @@ import time
 from functools import partial
 from typing import Optional
 
-from companion import codes
+from companion import codes, pi_seat
 from companion.codes import Code
 from companion.game.state import State
 from companion.limits import ID_LENGTH
@@ -169,6 +169,10 @@ class Memory:
     def _summary(self, game: Game, state: Optional[State], status: Optional[str] = None) -> dict:
         status = status or ("finished" if state is not None and state.finished else game.phase)
         summary = history.summarize(game.id, state, status, game.names, game.mode, game.colors)
+        for seat in summary["players"]:   # the Pi's seats by what they are (a person may have any name)
+            level = pi_seat.level_of(game.devices.get(seat["color"]))
+            if level:
+                seat["pi"] = level
         if game.board is not None:
             summary["from_board"] = True   # scored from the board: no bids, no record of moves
             for seat in summary["players"]:

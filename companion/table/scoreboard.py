@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
+from companion import pi_seat
 from companion.errors import Refused
 from companion.game.board_entry import check_unique, hold, new_board, place, reveal, set_tokens, tally, to_state
 from companion.game.errors import RuleError
@@ -26,6 +27,8 @@ def _check_names(names: dict, colors) -> dict:
     given = list(names.values())
     if any(same(a, b) for i, a in enumerate(given) for b in given[i + 1:]):
         raise Refused(409, "name_taken")
+    if any(pi_seat.passes_for_pi(n) for n in given):
+        raise Refused(409, "name_pi")
     return {c: names[c] for c in colors if c in names}
 
 
@@ -146,6 +149,8 @@ class BoardRequests:
                 raise Refused(409, "seat_taken", color=color, name=game.names.get(color) or "")
             if any(same(other, name) for c, other in game.names.items() if c != color):
                 raise Refused(409, "name_taken")
+            if pi_seat.passes_for_pi(name):
+                raise Refused(409, "name_pi")
             return self._commit(game, "name", {"color": color, "name": name}, device)
 
     def tally_board(self, gid: str, device: str) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from companion import views
+from companion import pi_seat, views
 from companion.codes import Code
 from companion.errors import Refused
 from companion.names import same as same_name
@@ -61,6 +61,8 @@ class Seats:
                 raise Refused(409, "one_seat_here")   # fresh cookies from one machine do not fill the table
             if any(same_name(other, name) for c, other in game.names.items() if c != color):
                 raise Refused(409, "name_taken")   # two "Ann"s at one table: nobody knows whose turn it is
+            if pi_seat.passes_for_pi(name):
+                raise Refused(409, "name_pi")      # the history and the standings would mistake the person for it
             body = {"color": color, "name": name}
             if holder is None and device != game.host and not self.store.device_known(device, game.id):
                 body["new"] = True   # the host sees it: a device never seen at this table before
@@ -115,4 +117,6 @@ class Seats:
                 raise Refused(400, "missing_field", field="name")
             if name and any(same_name(other, name) for c, other in game.names.items() if c != color):
                 raise Refused(409, "name_taken")   # as when sitting down: two "Ann"s and nobody knows whose turn
+            if name and pi_seat.passes_for_pi(name):
+                raise Refused(409, "name_pi")
             return self._commit(game, "move", {"color": color, "name": name or None}, device)
