@@ -10,11 +10,13 @@ from typing import Callable
 from companion.game import State, legal_actions
 from companion.game.state import Action
 
+from .appraise import appraise
 from .greedy import easy, greedy
 from .search import normal, strong
 
 LEVELS = ("random", "greedy", "easy", "normal", "strong")
 PI_LEVELS = ("easy", "normal", "strong")   # what a host may choose in the lobby
+__all__ = ["appraise", "play", "LEVELS", "PI_LEVELS"]
 
 
 def _random(seen: State, color: str, rng: random.Random) -> Action:
