@@ -76,6 +76,7 @@ def _table(game, st: Optional[State], storage) -> dict[str, Any]:
         "call_over": None,
         "undone": game.undone,
         "show_skipped": game.session.show_skipped,       # the host skipped the table screen's reveal of the tally
+        "hints_allowed": game.hints_on,                  # the host allowed "What would the Pi do?" (issue 41)
     }
 
 
@@ -92,6 +93,8 @@ def _player(game, st: Optional[State], i: int, color: str) -> dict[str, Any]:
         p["pi"] = level           # the Pi plays this seat (its cards are dealt by the app, seen by nobody)
     elif game.deal == "physical" and not st:
         p["cards_entered"] = color in game.cards
+    if game.hints_on:
+        p["hints"] = game.hints.get(color, 0)   # "What would the Pi do?" asked: counted in public, never said
     if st:
         p["values"] = list(st.hands[i])
         t, s, a = st.collected[i]
@@ -295,7 +298,8 @@ def history_row(entry: dict) -> dict:
     links its record (every card): fine only because an abandoned game can never resume.
     """
     row = {k: entry[k] for k in HISTORY_FIELDS}
-    row["players"] = [_pi_marked({k: p[k] for k in HISTORY_PLAYER}) for p in entry["players"]]
+    row["players"] = [_pi_marked({k: p[k] for k in HISTORY_PLAYER + (("hints",) if "hints" in p else ())})
+                      for p in entry["players"]]
     return row
 
 

@@ -8,7 +8,8 @@ from companion.game.board import board_data
 from companion.game.setup import check_saved_layout
 from companion.live.wsloop import HandshakeError, LiveSocket, accept_headers
 from companion.pi.netaddr import join_url, no_network, start_url
-from companion.web.device import address, current_table
+from companion.web import hint_text
+from companion.web.device import address, current_table, lang
 from companion.web.errors import refuse
 from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload, player_name
 from companion.web.guard import same_origin
@@ -242,6 +243,21 @@ def undo(gid: str):
     data = payload({"expect_seq": (INT, False)})
     limit_actions()
     return view_response(current_table().undo(gid, g.device, data.get("expect_seq")))
+
+
+@bp.get("/games/<gid>/review")
+def review(gid: str):
+    """The Pi's review of every person's decisions (table/reviews.py): refused until the game is over."""
+    return jsonify(current_table().review(gid))
+
+
+@bp.post("/games/<gid>/hint")
+def hint(gid: str):
+    """"What would the Pi do?": for the seat to act, from its own view, when the host allowed hints."""
+    payload({})
+    limit_actions()
+    action, gap, second, seen, _ = current_table().hint(gid, g.device)
+    return jsonify({"action": hint_text.action_json(action), "because": hint_text.because(lang(), seen, action, gap, second)})
 
 
 @bp.get("/games/<gid>/record")

@@ -1,0 +1,148 @@
+"""The Pi's review of every person's decisions, worked out while the game goes, and its hints for learners.
+
+The review runs in the Pi's own process at its low priority (pi_seat.PiThinker.background), one decision at a time
+from the moment it is taken, from what that seat knew then (players.seen.hide); it is kept here, in memory only, and
+handed out by `review` once the game is over: never in a view, a socket message or the log before. A decision whose
+judgement is missing (a restart, an undo) is judged when the review is asked for, the same way, with the same seed.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from collections import OrderedDict
+from typing import Optional
+
+from companion import pi_seat
+from companion.errors import Refused
+from companion.game.rules import apply, new_game
+from companion.game.state import Action, State
+from companion.players.review import advice, is_decision, judge, seed_of, summary
+from companion.players.seen import hide
+
+log = logging.getLogger(__name__)
+KEPT = 16   # games whose judgements are kept in memory (the ones being played, the last ones reviewed)
+
+
+def awards(game) -> list:
+    """The end show's awards (issue 41, item 5): another slice's; until it is merged, none."""
+    return []
+
+
+class Reviewer:
+    """Judges each person's decision in the background as it is taken; the whole review on demand at the end."""
+
+    def __init__(self, thinker):
+        self.thinker = thinker
+        self.jobs: "queue.SimpleQueue" = queue.SimpleQueue()
+        self.judged: "OrderedDict[str, dict]" = OrderedDict()   # gid -> index -> (action, best, cost)
+        self.pending: dict[str, int] = {}
+        self._cond = threading.Condition()
+        self._thread: Optional[threading.Thread] = None
+
+    def decided(self, game, before: State, action: Action) -> None:
+        """A person's bid or pass was committed (game lock held): judged later, from what that seat knew."""
+        if pi_seat.level_of(game.devices.get(action.player)) is not None or not is_decision(before):
+            return
+        index = len(game.actions) - 1
+        with self._cond:
+            self.pending[game.id] = self.pending.get(game.id, 0) + 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="companion-review", daemon=True)
+                self._thread.start()
+        self.jobs.put((game.id, index, hide(before, action.player), action))
+
+    def _run(self) -> None:
+        _lower()
+        while True:
+            gid, index, seen, action = self.jobs.get()
+            try:
+                best, cost = self.thinker.background(judge, seen, action.player, action, seed_of(gid, index))
+                self._keep(gid, index, (action, best, cost))
+            except Exception:
+                log.exception("the Pi could not review decision %s of game %s", index, gid)
+            finally:
+                with self._cond:
+                    self.pending[gid] -= 1
+                    if not self.pending[gid]:
+                        del self.pending[gid]
+                    self._cond.notify_all()
+
+    def _keep(self, gid: str, index: int, found: tuple) -> None:
+        with self._cond:
+            self.judged.setdefault(gid, {})[index] = found
+            self.judged.move_to_end(gid)
+            while len(self.judged) > KEPT:
+                self.judged.popitem(last=False)
+
+    def review(self, gid: str, setup, actions: list, people: list) -> dict:
+        """Every person's decisions judged (the background's judgements where they still hold), summed up."""
+        with self._cond:
+            self._cond.wait_for(lambda: gid not in self.pending, timeout=120)
+            known = dict(self.judged.get(gid, {}))
+        state, rows = new_game(setup), []
+        for index, action in enumerate(actions):
+            if action.player in people and is_decision(state):
+                found = known.get(index)
+                if found is None or found[0] != action:   # never judged here, or judged before an undo
+                    best, cost = self.thinker.background(judge, hide(state, action.player), action.player, action,
+                                                         seed_of(gid, index))
+                    found = (action, best, cost)
+                    self._keep(gid, index, found)
+                rows.append((index, action.player, action, found[1], found[2], len(state.built) + 1))
+            state = apply(state, action)
+        return summary(rows, people)
+
+
+def _lower() -> None:
+    """The review's thread waits below the server's requests, as the Pi's own thread does (Linux: per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), pi_seat.NICE)
+    except (OSError, AttributeError):
+        pass
+
+
+class ReviewRequests:
+    """Table's requests for the review and the hints (mixed into Table)."""
+
+    def review(self, gid: str) -> dict:
+        game = self.get(gid)
+        with game.lock:
+            if game.phase != "finished":
+                raise Refused(409, "not_finished")
+            setup, actions, people = game.state.setup, list(game.actions), pi_seat.people(game)
+            found = awards(game)
+        return {"seats": self.reviews.review(game.id, setup, actions, people), "awards": found}
+
+    def hint(self, gid: str, device: Optional[str]) -> tuple[Action, float, Optional[Action], State, str]:
+        """What the Pi would do in this seat's place, from this seat's view alone; the ask is logged (counted)."""
+        game = self.get(gid)
+        with game.lock:
+            color = self._hint_seat(game, device)
+            seen, seq, index = self.seat_state(game, color), game.seq, len(game.actions)
+        found = self.pi.background(advice, seen, color, f"{game.id}/hint/{index}")
+        with game.lock:
+            if game.seq != seq and self._hint_seat(game, device) != color:
+                raise Refused(409, "stale")
+            text = self._commit(game, "hint", {"color": color}, device)
+        return found + (seen, text)
+
+    def _hint_seat(self, game, device: Optional[str]) -> str:
+        if not game.hints_on:
+            raise Refused(409, "hints_off")
+        if game.phase != "playing":
+            raise Refused(409, "not_playing")
+        color = game.seat_of(device)
+        if color is None:
+            raise Refused(403, "hint_watcher")
+        if game.state.to_act_color != color:
+            raise Refused(409, "hint_not_your_turn", to_act=game.state.to_act_color)
+        return color
+
+
+class HintEvents:
+    """Game's event method for a hint asked (mixed into Game): each seat's count, rebuilt by replay."""
+
+    def on_hint(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+        self.hints[body["color"]] = self.hints.get(body["color"], 0) + 1
