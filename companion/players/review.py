@@ -50,21 +50,23 @@ def action_json(action: Action) -> dict:
 
 
 def summary(judged: Iterable[tuple], people: Iterable[str]) -> dict:
-    """`judged`: (index, color, action, best, cost, call) per decision -> the review's seats, as the API sends them."""
+    """`judged`: (index, color, action, best, cost, call, bids) per decision -> the review's seats, as the API sends
+    them; `bids`: the call's standing bids then, so a phone shows the board as it was."""
     seats = {c: {"decisions": 0, "lost": 0.0, "marked": []} for c in people}
     costly: dict = {c: [] for c in seats}
-    for index, color, action, best, cost, call in judged:
+    for index, color, action, best, cost, call, bids in judged:
         if color not in seats:
             continue
         seats[color]["decisions"] += 1
         seats[color]["lost"] += cost
         if cost >= NOISE and best != action:
-            costly[color].append((-round(cost, 1), index, action, best, call))
+            costly[color].append((-round(cost, 1), index, action, best, call, bids))
     for c, seat in seats.items():
         seat["lost"] = round(seat["lost"], 1)
         seat["marked"] = [{"seq": index + 1, "call": call, "action": action_json(action),
-                           "better": action_json(best), "cost": -neg}
-                          for neg, index, action, best, call in sorted(costly[c])[:MARKED]]
+                           "better": action_json(best), "cost": -neg,
+                           "bids": [{"color": b.player, "neighborhood": b.neighborhood, "value": b.value} for b in bids]}
+                          for neg, index, action, best, call, bids in sorted(costly[c], key=lambda r: r[:2])[:MARKED]]
     return seats
 
 
@@ -76,7 +78,7 @@ def review_game(setup: Setup, actions: list, people: Iterable[str], seed: str) -
     for index, action in enumerate(actions):
         if action.player in people and is_decision(state):
             best, cost = judge(hide(state, action.player), action.player, action, seed_of(seed, index))
-            judged.append((index, action.player, action, best, cost, len(state.built) + 1))
+            judged.append((index, action.player, action, best, cost, len(state.built) + 1, state.call))
         state = apply(state, action)
     return summary(judged, people)
 

@@ -90,7 +90,7 @@ class Reviewer:
                                                          seed_of(gid, index))
                     found = (action, best, cost)
                     self._keep(gid, index, found)
-                rows.append((index, action.player, action, found[1], found[2], len(state.built) + 1))
+                rows.append((index, action.player, action, found[1], found[2], len(state.built) + 1, state.call))
             state = apply(state, action)
         return summary(rows, people)
 
