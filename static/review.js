@@ -14,12 +14,12 @@
     return tr("review_line", { call: m.call, you: you, pi: pi, cost: cost });
   }
   function bids(m) {   // the call as it stood: its standing bids, in order
-    var row = el("p", "small reviewbids");
+    var row = el("p", "small reviewbids", tr("review_call_then") + " ");
     (m.bids || []).forEach(function (b) {
       row.appendChild(M.chip(b.color));
       row.appendChild(document.createTextNode(" " + b.value + " · " + b.neighborhood + "  "));
     });
-    if (!(m.bids || []).length) row.textContent = tr("no_bids");
+    if (!(m.bids || []).length) row.textContent = tr("review_opened");
     return row;
   }
 
@@ -55,6 +55,7 @@
     if (!review && !fetching) {
       fetching = true;
       M.api("GET", "/api/games/" + encodeURIComponent(P.gameId) + "/review").then(function (res) {
+        if (res.ok && res.data && res.data.pending) { setTimeout(function () { fetching = false; reviewBox(P.view); }, 2000); return; }
         fetching = false;
         if (res.ok) { review = res.data; reviewBox(P.view); }
       });

@@ -12,6 +12,7 @@ from engines import wait_live
 from pages_helpers import SHOTS, browser, devices, driver, shots_at  # noqa: F401  (fixtures)
 from server_helpers import LiveServer, Phone
 from test_pages_engines import SHOWN, red_acts
+from test_server_review import reviewed
 
 PHONES = [(320, 568), (390, 844)]
 LINES = "() => [...document.querySelectorAll('#review .reviewlist > li > p:first-child')].map(e => e.textContent)"
@@ -92,7 +93,7 @@ def test_a_hint_at_the_phones_turn_and_its_review_at_the_end(server, devices):  
     blue_opens_red_passes(act_blue, act_red, lambda c=None: red.view(gid) if c == "red" else blue.view(gid))
     assert not blue.visible("#hint-ask")
     blue.page.wait_for_function("() => document.querySelectorAll('#review h3').length === 1")
-    review = red.get(f"/api/games/{gid}/review").json
+    review = reviewed(red, gid).json
     assert blue.page.evaluate(LINES) == lines("en", review["seats"]["blue"])
     assert i18n.t("en", "review_title") in blue.text("#review")
     shots_at(blue, "review-phone", PHONES, at="#review")
@@ -140,7 +141,7 @@ def test_the_review_on_a_phone_in_each_engine(engine, server, playwright):
 
         blue_opens_red_passes(act_blue, act_red, view_of)
         p.wait("() => document.querySelectorAll('#review h3').length === 1")
-        review = host.get(f"/api/games/{gid}/review").json
+        review = reviewed(host, gid).json
         shown = p.js("() => document.getElementById('review').textContent")
         assert i18n.t("en", "review_title") in shown
         assert all(line in shown for line in lines("en", review["seats"]["red"]))

@@ -3,6 +3,7 @@ device before the end, hints are refused as they must be, counted in the view, t
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -33,6 +34,18 @@ def hints_game(server, phone, hints=True):
     r = blue.post("/api/games", body)
     assert r.status == 201, r
     return r.json["id"], blue, red
+
+
+def reviewed(phone, gid: str, get=None):
+    """The review once it is worked out: 202 {"pending", "done", "of"} until then, never a request held waiting."""
+    get = get or phone.get
+    for _ in range(600):
+        r = get(f"/api/games/{gid}/review")
+        if r.status != 202:
+            return r
+        assert r.json["pending"] is True and 0 <= r.json["done"] < r.json["of"]
+        time.sleep(0.2)
+    raise AssertionError("the review never came")
 
 
 def move_of(view: dict) -> dict:
@@ -88,7 +101,7 @@ def test_hints_and_review_through_a_whole_game_seen_by_every_device(server, phon
     kinds = [kind for _, _, kind, _ in server.events(gid)]
     assert kinds.count("hint") == 4 and not {"review", "judged"} & set(kinds)
 
-    review = table_get(f"/api/games/{gid}/review")
+    review = reviewed(table, gid, table_get)
     assert review.status == 200, review
     assert set(review.json) == {"seats", "awards"} and set(review.json["seats"]) == {"blue", "red"}
     record = blue.get(f"/api/games/{gid}/record").json
@@ -156,7 +169,7 @@ def test_the_hint_count_survives_a_restart_and_the_pi_seat_is_not_reviewed(serve
             else:
                 view = sock.wait_seq(view["seq"] + 1, timeout=30)
                 view = blue.view(gid)
-        review = blue.get(f"/api/games/{gid}/review")
+        review = reviewed(blue, gid)
         assert review.status == 200 and set(review.json["seats"]) == {"blue"}   # the Pi's own seat is not reviewed
         assert review.json["seats"]["blue"]["decisions"] > 5
     finally:

@@ -507,6 +507,8 @@ UI = {
     "review_wait": "The Pi is still reviewing the game\u2026",
     "review_show": "Show the Pi's review",
     "review_hide": "Hide the Pi's review",
+    "review_call_then": "The call then:",
+    "review_opened": "You opened the call.",
 }
 
 # The kinds of value the API names when a request carries the wrong type (`kind` in bad_type).

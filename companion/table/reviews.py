@@ -37,21 +37,25 @@ class Reviewer:
         self.thinker = thinker
         self.jobs: "queue.SimpleQueue" = queue.SimpleQueue()
         self.judged: "OrderedDict[str, dict]" = OrderedDict()   # gid -> index -> (action, best, cost)
-        self.pending: dict[str, int] = {}
-        self._cond = threading.Condition()
+        self.queued: set = set()                                 # (gid, index, action) handed to the thread
+        self._lock = threading.Lock()
         self._thread: Optional[threading.Thread] = None
 
     def decided(self, game, before: State, action: Action) -> None:
         """A person's bid or pass was committed (game lock held): judged later, from what that seat knew."""
         if pi_seat.level_of(game.devices.get(action.player)) is not None or not is_decision(before):
             return
-        index = len(game.actions) - 1
-        with self._cond:
-            self.pending[game.id] = self.pending.get(game.id, 0) + 1
+        self._queue(game.id, len(game.actions) - 1, hide(before, action.player), action)
+
+    def _queue(self, gid: str, index: int, seen: State, action: Action) -> None:
+        with self._lock:
+            if (gid, index, action) in self.queued:
+                return
+            self.queued.add((gid, index, action))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="companion-review", daemon=True)
                 self._thread.start()
-        self.jobs.put((game.id, index, hide(before, action.player), action))
+        self.jobs.put((gid, index, seen, action))
 
     def _run(self) -> None:
         _lower()
@@ -59,40 +63,35 @@ class Reviewer:
             gid, index, seen, action = self.jobs.get()
             try:
                 best, cost = self.thinker.background(judge, seen, action.player, action, seed_of(gid, index))
-                self._keep(gid, index, (action, best, cost))
+                with self._lock:
+                    self.judged.setdefault(gid, {})[index] = (action, best, cost)
+                    self.judged.move_to_end(gid)
+                    while len(self.judged) > KEPT:
+                        self.judged.popitem(last=False)
             except Exception:
                 log.exception("the Pi could not review decision %s of game %s", index, gid)
             finally:
-                with self._cond:
-                    self.pending[gid] -= 1
-                    if not self.pending[gid]:
-                        del self.pending[gid]
-                    self._cond.notify_all()
+                with self._lock:
+                    self.queued.discard((gid, index, action))
 
-    def _keep(self, gid: str, index: int, found: tuple) -> None:
-        with self._cond:
-            self.judged.setdefault(gid, {})[index] = found
-            self.judged.move_to_end(gid)
-            while len(self.judged) > KEPT:
-                self.judged.popitem(last=False)
-
-    def review(self, gid: str, setup, actions: list, people: list) -> dict:
-        """Every person's decisions judged (the background's judgements where they still hold), summed up."""
-        with self._cond:
-            self._cond.wait_for(lambda: gid not in self.pending, timeout=120)
+    def review(self, gid: str, setup, actions: list, people: list) -> tuple[Optional[dict], int, int]:
+        """(every person's decisions summed up, or None while some are still being judged; judged, of how many).
+        A decision judged before an undo, or never (a restart), is queued now: the answer never waits for it."""
+        with self._lock:
             known = dict(self.judged.get(gid, {}))
-        state, rows = new_game(setup), []
+        state, rows, missing = new_game(setup), [], []
         for index, action in enumerate(actions):
             if action.player in people and is_decision(state):
                 found = known.get(index)
-                if found is None or found[0] != action:   # never judged here, or judged before an undo
-                    best, cost = self.thinker.background(judge, hide(state, action.player), action.player, action,
-                                                         seed_of(gid, index))
-                    found = (action, best, cost)
-                    self._keep(gid, index, found)
-                rows.append((index, action.player, action, found[1], found[2], len(state.built) + 1, state.call))
+                if found is None or found[0] != action:
+                    missing.append((index, hide(state, action.player), action))
+                else:
+                    rows.append((index, action.player, action, found[1], found[2], len(state.built) + 1, state.call))
             state = apply(state, action)
-        return summary(rows, people)
+        for index, seen, action in missing:
+            self._queue(gid, index, seen, action)
+        total = len(rows) + len(missing)
+        return (None if missing else summary(rows, people)), len(rows), total
 
 
 def _lower() -> None:
@@ -113,7 +112,10 @@ class ReviewRequests:
                 raise Refused(409, "not_finished")
             setup, actions, people = game.state.setup, list(game.actions), pi_seat.people(game)
             found = awards(game)
-        return {"seats": self.reviews.review(game.id, setup, actions, people), "awards": found}
+        seats, done, total = self.reviews.review(game.id, setup, actions, people)
+        if seats is None:   # still being worked out (a game played faster than the Pi judges, a restart)
+            return {"pending": True, "done": done, "of": total}
+        return {"seats": seats, "awards": found}
 
     def hint(self, gid: str, device: Optional[str]) -> tuple[Action, float, Optional[Action], State, str]:
         """What the Pi would do in this seat's place, from this seat's view alone; the ask is logged (counted)."""

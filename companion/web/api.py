@@ -248,7 +248,8 @@ def undo(gid: str):
 @bp.get("/games/<gid>/review")
 def review(gid: str):
     """The Pi's review of every person's decisions (table/reviews.py): refused until the game is over."""
-    return jsonify(current_table().review(gid))
+    found = current_table().review(gid)
+    return jsonify(found), 202 if found.get("pending") else 200
 
 
 @bp.post("/games/<gid>/hint")
