@@ -77,6 +77,7 @@ def _table(game, st: Optional[State], storage) -> dict[str, Any]:
         "undone": game.undone,
         "show_skipped": game.session.show_skipped,       # the host skipped the table screen's reveal of the tally
         "hints_allowed": game.hints_on,                  # the host allowed "What would the Pi do?" (issue 41)
+        "show_review": game.session.show_review,         # the host shows the Pi's review on the table screen
     }
 
 

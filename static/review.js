@@ -6,6 +6,17 @@
   var P = window.__phone;
   var review = null, fetching = false, hint = null;
 
+  /* The review once the Pi has worked it out: 202 {pending} until then, asked again every 2 s. */
+  function fetchReview(gameId, then) {
+    if (review || fetching) return;
+    fetching = true;
+    M.api("GET", "/api/games/" + encodeURIComponent(gameId) + "/review").then(function (res) {
+      if (res.ok && res.data && res.data.pending) { setTimeout(function () { fetching = false; then(); }, 2000); return; }
+      fetching = false;
+      if (res.ok) { review = res.data; then(); }
+    });
+  }
+
   function bidText(key, a) { return tr(key + "_bid", { value: a.value, nb: a.bid }); }
   function line(m) {
     var you = m.action.pass ? tr("review_you_passed") : bidText("review_you", m.action);
@@ -52,20 +63,47 @@
     var on = view.phase === "finished" && !!me && !view.from_board;
     M.show(box, on);
     if (!on) return;
-    if (!review && !fetching) {
-      fetching = true;
-      M.api("GET", "/api/games/" + encodeURIComponent(P.gameId) + "/review").then(function (res) {
-        if (res.ok && res.data && res.data.pending) { setTimeout(function () { fetching = false; reviewBox(P.view); }, 2000); return; }
-        fetching = false;
-        if (res.ok) { review = res.data; reviewBox(P.view); }
-      });
-    }
+    fetchReview(P.gameId, function () { reviewBox(P.view); });
     box.textContent = "";
     box.appendChild(el("h2", "", tr("review_title")));
     var seat = review && review.seats[me];
     if (!review) box.appendChild(el("p", "hint", tr("review_wait")));
     else if (seat) seatReview(box, view, me, seat);
     else M.show(box, false);   // the Pi's own seat, or a seat nobody played
+    if (view.host) {   // the host may show every seat's review on the table screen
+      var b = el("button", "btn", tr(view.show_review ? "review_hide" : "review_show"));
+      b.type = "button"; b.id = "review-show";
+      b.onclick = function () { P.post("/review/show", { on: !P.view.show_review }); };
+      box.appendChild(b);
+      M.show(box, true);
+    }
+  }
+
+  /* The table screen: every person's review in the end show's place, while the host shows it. */
+  function tableReview(view) {
+    var box = $("review");
+    if (!box) {
+      box = el("div", "review");
+      box.id = "review";
+      $("end").appendChild(box);
+    }
+    var on = view.phase === "finished" && !!view.show_review;
+    M.show(box, on);
+    M.show($("end-tally"), !on);
+    if (!on) return;
+    fetchReview(view.id, function () { tableReview(view); });
+    box.textContent = "";
+    box.appendChild(el("h2", "", tr("review_title")));
+    if (!review) { box.appendChild(el("p", "hint", tr("review_wait"))); return; }
+    var grid = el("div", "reviewseats");
+    grid.style.display = "grid"; grid.style.gap = "0 2em";
+    grid.style.gridTemplateColumns = "repeat(auto-fit, minmax(22em, 1fr))";
+    Object.keys(review.seats).forEach(function (c) {
+      var one = el("div", "reviewseat");
+      seatReview(one, view, c, review.seats[c]);
+      grid.appendChild(one);
+    });
+    box.appendChild(grid);
   }
 
   function hintBox(view, online, busy) {
@@ -94,6 +132,7 @@
     if (hint) p.textContent = hint.text;
   }
 
+  if (!P) { (window.__tableHooks = window.__tableHooks || []).push(tableReview); return; }
   P.onRender(function (view, online, busy) { reviewBox(view); hintBox(view, online, busy); });
   window.__review = { seatReview: seatReview };
 })();

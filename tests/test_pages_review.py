@@ -15,6 +15,7 @@ from test_pages_engines import SHOWN, red_acts
 from test_server_review import reviewed
 
 PHONES = [(320, 568), (390, 844)]
+TABLES = [(1920, 1080), (1280, 720)]
 LINES = "() => [...document.querySelectorAll('#review .reviewlist > li > p:first-child')].map(e => e.textContent)"
 
 
@@ -97,6 +98,19 @@ def test_a_hint_at_the_phones_turn_and_its_review_at_the_end(server, devices):  
     assert blue.page.evaluate(LINES) == lines("en", review["seats"]["blue"])
     assert i18n.t("en", "review_title") in blue.text("#review")
     shots_at(blue, "review-phone", PHONES, at="#review")
+    # The host shows every person's review on the table screen, and hides it again.
+    table = devices(server, table=True)
+    table.goto("/table")
+    table.wait_phase("finished")
+    assert not table.visible("#review")
+    blue.press("#review-show")
+    table.page.wait_for_function("() => document.querySelectorAll('#review .reviewseat h3').length === 2")
+    shown = table.text("#review")
+    assert all(line in shown for c in ("blue", "red") for line in lines("en", review["seats"][c]))
+    shots_at(table, "review-table", TABLES, at="#review")
+    assert blue.text("#review-show") == i18n.t("en", "review_hide")
+    blue.press("#review-show")
+    table.page.wait_for_function("() => document.getElementById('review').hidden")
 
 
 @pytest.fixture(scope="module")

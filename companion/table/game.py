@@ -37,6 +37,7 @@ class Session:
     asked: int = 0                                       # asks numbered so far (each device sees its own number)
     rescue: Optional[dict] = None                        # a seat moving with the table's confirmation
     show_skipped: bool = False                           # the host skipped the table screen's reveal of the tally
+    show_review: bool = False                            # the host shows the Pi's review on the table screen
     away: Callable[[Optional[str]], bool] = lambda d: False        # this device gone past the host-away wait
     host_gone: Callable[[], bool] = lambda: False
     host_wait: Callable[[], Optional[float]] = lambda: None

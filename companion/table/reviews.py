@@ -14,12 +14,13 @@ import threading
 from collections import OrderedDict
 from typing import Optional
 
-from companion import pi_seat
+from companion import pi_seat, views
 from companion.errors import Refused
 from companion.game.rules import apply, new_game
 from companion.game.state import Action, State
 from companion.players.review import advice, is_decision, judge, seed_of, summary
 from companion.players.seen import hide
+from companion.table import checks
 
 log = logging.getLogger(__name__)
 KEPT = 16   # games whose judgements are kept in memory (the ones being played, the last ones reviewed)
@@ -116,6 +117,19 @@ class ReviewRequests:
         if seats is None:   # still being worked out (a game played faster than the Pi judges, a restart)
             return {"pending": True, "done": done, "of": total}
         return {"seats": seats, "awards": found}
+
+    def show_review(self, gid: str, on: bool, device: Optional[str]) -> str:
+        """The host shows the Pi's review on the table screen, or hides it: not logged, as the show's skip."""
+        game = self.get(gid)
+        with game.lock:
+            checks.host_only(game, device)
+            if game.phase != "finished":
+                raise Refused(409, "not_finished")
+            if game.session.show_review != on:
+                game.session.show_review = on
+                game.rev += 1
+                self._tell(game)
+            return views.view_json(game, device)
 
     def hint(self, gid: str, device: Optional[str]) -> tuple[Action, float, Optional[Action], State, str]:
         """What the Pi would do in this seat's place, from this seat's view alone; the ask is logged (counted)."""

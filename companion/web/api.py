@@ -252,6 +252,13 @@ def review(gid: str):
     return jsonify(found), 202 if found.get("pending") else 200
 
 
+@bp.post("/games/<gid>/review/show")
+def show_review(gid: str):
+    """The host's phone shows the Pi's review on the table screen ({"on": false} hides it)."""
+    data = payload({"on": (("true or false", lambda v: isinstance(v, bool)), True)})
+    return view_response(current_table().show_review(gid, data["on"], g.device))
+
+
 @bp.post("/games/<gid>/hint")
 def hint(gid: str):
     """"What would the Pi do?": for the seat to act, from its own view, when the host allowed hints."""
