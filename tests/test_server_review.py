@@ -79,6 +79,7 @@ def test_hints_and_review_through_a_whole_game_seen_by_every_device(server, phon
             legal = mine["legal"]
             assert (hint == {"pass": True} and legal["pass"]) or hint["value"] in legal["neighborhoods"][hint["bid"]]
             assert r.json["because"].endswith(".") and len(r.json["because"]) > 10
+            assert r.json["view"]["seq"] == mine["seq"] + 1   # counted: the phone's next expect_seq is current
             asked[color] += 1
             assert [p["hints"] for p in blue.view(gid)["players"]] == [asked["blue"], asked["red"]]
             turn = phones[other].post(f"/api/games/{gid}/hint")

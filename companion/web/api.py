@@ -1,6 +1,8 @@
 """Blueprint: the JSON API and the live socket. Requests are checked here; `table` does the rest."""
 from __future__ import annotations
 
+import json
+
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
 from companion.errors import Refused
@@ -264,8 +266,10 @@ def hint(gid: str):
     """"What would the Pi do?": for the seat to act, from its own view, when the host allowed hints."""
     payload({})
     limit_actions()
-    action, gap, second, seen, _ = current_table().hint(gid, g.device)
-    return jsonify({"action": hint_text.action_json(action), "because": hint_text.because(lang(), seen, action, gap, second)})
+    action, gap, second, seen, text = current_table().hint(gid, g.device)
+    # With this device's new view (the hint is counted: seq moved), so its next move's expect_seq is current.
+    return jsonify({"action": hint_text.action_json(action), "because": hint_text.because(lang(), seen, action, gap, second),
+                    "view": json.loads(text)})
 
 
 @bp.get("/games/<gid>/record")
