@@ -92,8 +92,8 @@ def test_a_hint_at_the_phones_turn_and_its_review_at_the_end(server, devices):  
         return r.json
 
     blue_opens_red_passes(act_blue, act_red, lambda c=None: red.view(gid) if c == "red" else blue.view(gid))
-    assert not blue.visible("#hint-ask")
     blue.page.wait_for_function("() => document.querySelectorAll('#review h3').length === 1")
+    assert not blue.visible("#hint-ask")
     review = reviewed(red, gid).json
     assert blue.page.evaluate(LINES) == lines("en", review["seats"]["blue"])
     assert i18n.t("en", "review_title") in blue.text("#review")
