@@ -162,3 +162,19 @@ def test_the_review_on_a_phone_in_each_engine(engine, server, playwright):
         assert p.problems() == []
     finally:
         p.close()
+
+
+def test_the_host_allows_hints_in_the_lobby_form(server, devices):  # noqa: F811
+    """The setup page's box: ticked, the new game allows hints; left alone, it does not."""
+    host = devices(server, name="Ann")
+    for tick in (True, False):
+        host.goto("/")
+        host.page.uncheck("#hints-allow")
+        if tick:
+            host.page.check("#hints-allow")
+            shots_at(host, "review-lobby-hints", PHONES, at="#hints-allow")
+        host.press("#create")
+        host.page.wait_for_url("**/g/*")
+        gid = host.page.url.rsplit("/g/", 1)[1]
+        assert host.view(gid)["hints_allowed"] is tick
+        host.api("POST", f"/api/games/{gid}/abandon", {"confirm": gid})
