@@ -11,7 +11,7 @@ from companion.game.rules import apply, legal_actions, new_game
 from companion.game.record import parse_setup, parse_action
 from companion.game.state import Bid, Pass
 from conftest import FAST
-from server_helpers import LiveServer, choose, create_game, seat_and_start
+from server_helpers import LiveServer, choose, seat_and_start
 
 ENV = dict(FAST, COMPANION_BOT_DELAY="0")
 REVIEW_WORDS = (b'"marked"', b'"better"', b'"lost"', b'"awards"')

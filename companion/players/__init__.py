@@ -16,7 +16,6 @@ from .search import normal, strong
 
 LEVELS = ("random", "greedy", "easy", "normal", "strong")
 PI_LEVELS = ("easy", "normal", "strong")   # what a host may choose in the lobby
-__all__ = ["appraise", "play", "LEVELS", "PI_LEVELS"]
 
 
 def _random(seen: State, color: str, rng: random.Random) -> Action:
