@@ -69,7 +69,9 @@ class Reviewer:
                     self.judged.move_to_end(gid)
                     while len(self.judged) > KEPT:
                         self.judged.popitem(last=False)
-            except Exception:
+            except Exception as e:
+                if isinstance(e, RuntimeError) and "after shutdown" in str(e):
+                    return   # the server is stopping: its pool takes no more jobs, and nothing is kept anyway
                 log.exception("the Pi could not review decision %s of game %s", index, gid)
             finally:
                 with self._lock:
