@@ -132,7 +132,22 @@
     if (hint) p.textContent = hint.text;
   }
 
-  if (!P) { (window.__tableHooks = window.__tableHooks || []).push(tableReview); return; }
-  P.onRender(function (view, online, busy) { reviewBox(view); hintBox(view, online, busy); });
+  /* On the tally: the hints each seat asked, when the host allowed them. */
+  function hintsTally(view, within) {
+    var old = $("hints-tally");
+    if (old) old.parentNode.removeChild(old);
+    var asked = (view.players || []).filter(function (p) { return p.hints; });
+    if (view.phase !== "finished" || !view.hints_allowed || !asked.length || !within) return;
+    var line = el("p", "hint");
+    line.id = "hints-tally";
+    line.textContent = asked.map(function (p) { return M.who(view, p.color) + ": " + tr("hints_count", { count: p.hints }); }).join(", ");
+    within.appendChild(line);
+  }
+
+  if (!P) {
+    (window.__tableHooks = window.__tableHooks || []).push(function (view) { tableReview(view); hintsTally(view, $("end")); });
+    return;
+  }
+  P.onRender(function (view, online, busy) { hintsTally(view, $("end")); reviewBox(view); hintBox(view, online, busy); });
   window.__review = { seatReview: seatReview };
 })();

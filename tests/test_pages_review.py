@@ -97,6 +97,7 @@ def test_a_hint_at_the_phones_turn_and_its_review_at_the_end(server, devices):  
     review = reviewed(red, gid).json
     assert blue.page.evaluate(LINES) == lines("en", review["seats"]["blue"])
     assert i18n.t("en", "review_title") in blue.text("#review")
+    assert blue.text("#hints-tally") == "Ann (Blue): " + i18n.t("en", "hints_count", count=1)   # on the tally
     shots_at(blue, "review-phone", PHONES, at="#review")
     # The host shows every person's review on the table screen, and hides it again.
     table = devices(server, table=True)
