@@ -320,3 +320,16 @@ class PiThinker:
             log.error("the Pi cannot think in a process of its own (%s): it thinks on a thread", e)
             self._pool, self.process = None, False
         return _decide(job.seen, job.color, job.level, seed)
+
+    def background(self, fn, *args):
+        """A job of the Pi's own besides its seats' moves (the review, a hint): `fn(*args)` in the Pi's process at
+        its low priority, waited for here; on the caller's thread when the Pi has no process of its own."""
+        pool = self._executor()
+        if pool is not None:
+            try:
+                return pool.submit(fn, *args).result()
+            except BrokenProcessPool:
+                self._pool = None
+            except OSError:
+                self._pool, self.process = None, False
+        return fn(*args)

@@ -78,6 +78,8 @@ def _table(game, st: Optional[State], storage) -> dict[str, Any]:
         "show_skipped": game.session.show_skipped,       # the host skipped the table screen's reveal of the tally
         # The replay's step the host's phone shows on the table screen (None: the end of the game, as ever).
         "replay_step": game.session.replay_step if game.phase == "finished" else None,
+        "hints_allowed": game.hints_on,                  # the host allowed "What would the Pi do?" (issue 41)
+        "show_review": game.session.show_review,         # the host shows the Pi's review on the table screen
     }
 
 
@@ -94,6 +96,8 @@ def _player(game, st: Optional[State], i: int, color: str) -> dict[str, Any]:
         p["pi"] = level           # the Pi plays this seat (its cards are dealt by the app, seen by nobody)
     elif game.deal == "physical" and not st:
         p["cards_entered"] = color in game.cards
+    if game.hints_on:
+        p["hints"] = game.hints.get(color, 0)   # "What would the Pi do?" asked: counted in public, never said
     if st:
         p["values"] = list(st.hands[i])
         t, s, a = st.collected[i]
@@ -298,7 +302,7 @@ def history_row(entry: dict) -> dict:
     """
     row = {k: entry[k] for k in HISTORY_FIELDS}
     # A seat the Pi played keeps its level ("pi"), marked by the store by what the seat was, never by its name.
-    row["players"] = [{k: p[k] for k in HISTORY_PLAYER + ("pi",) if k in p} for p in entry["players"]]
+    row["players"] = [{k: p[k] for k in HISTORY_PLAYER + ("pi", "hints") if k in p} for p in entry["players"]]
     return row
 
 

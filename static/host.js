@@ -144,6 +144,7 @@
       mode: radio("mode"), players: players(), removed_districts: checked("removed"),
       layout: radio("layout") === "hand" ? { tokens: tokens } : "random", deal: radio("deal")
     };
+    if ($("hints-allow").checked) body.hints = true;   // "What would the Pi do?" (review.js)
     // A game in progress on the table: its host is told it stops being shown; anyone else that it stays.
     if (current && (current.phase === "playing" || current.phase === "lobby") &&
         current.players.some(function (p) { return p.seated; }) &&

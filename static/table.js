@@ -31,6 +31,7 @@
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
     G.logList($("log"), view, 12);
+    (window.__tableHooks || []).forEach(function (f) { f(view); });   /* review.js: the Pi's review when the host asks */
     fit();
   }
 

@@ -251,7 +251,8 @@ def comment(entry: dict) -> str:
         return "Abandoned before the end"
     names = [p["name"] for p in entry["players"] if p["winner"]]
     line = f"Winner{'s' if len(names) > 1 else ''}: {' and '.join(names)} ({_TIEBREAK[entry['tiebreak']]})"
-    return line + ("; scored from the board" if entry.get("from_board") else "")
+    hints = [f"{p['name']}: {p['hints']} hint{'s' if p['hints'] > 1 else ''}" for p in entry["players"] if p.get("hints")]
+    return line + ("; scored from the board" if entry.get("from_board") else "") + "".join("; " + h for h in hints)
 
 
 def _player_id(seat: dict, merged: dict) -> str:

@@ -31,8 +31,10 @@ class Calls:
         st = game.state
         # Raises RuleError (nothing appended, nothing changed), also for an automatic pass: the rules' own.
         after = apply(st, action)
-        return self._commit(game, "action", action.to_json(), device,
+        text = self._commit(game, "action", action.to_json(), device,
                             call_ended=sum(after.built_count) > sum(st.built_count), after=after)
+        self.reviews.decided(game, st, action)   # judged in the Pi's process, shown only after the end
+        return text
 
     def pass_for(self, gid: str, device: str, expect_seq: Optional[int]) -> str:
         """The host passes for the player to act whose phone is gone; the log keeps who did it."""

@@ -33,6 +33,7 @@ from companion.table.pi_seats import PiRequests
 from companion.table.presence import Presence
 from companion.table.records import Records
 from companion.table.replays import Replays
+from companion.table.reviews import ReviewRequests, Reviewer
 from companion.table.rescue import Rescue
 from companion.table.scoreboard import BoardRequests
 from companion.table.screens import Screens
@@ -45,7 +46,7 @@ def device_id(cookie: str) -> str:
 
 
 class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, Ending, Records, BoardRequests,
-            PiRequests, Replays):
+            PiRequests, Replays, ReviewRequests):
     """The games on this Pi being played (ended ones are read from SQLite when opened), the log, listeners, LEDs."""
 
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
@@ -72,6 +73,7 @@ class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, End
         self.turndowns = Turndowns()       # asks for a gone seat the Pi's screen cancelled: a growing wait
         self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
         self.pi = PiThinker(self, bot_delay, bot_process)   # the seats the Pi plays: it thinks off the request path
+        self.reviews = Reviewer(self.pi)   # the Pi's review of each person's decisions, worked out as the game goes
 
     def get(self, gid: str) -> Game:
         """A game by its code, as typed: any case (old mixed-case codes still open as they were)."""

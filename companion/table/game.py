@@ -13,6 +13,7 @@ from companion.game.setup import make_setup
 from companion.game.state import Action, Bid, Pass, Seat, State
 from companion.game.summary import decision
 from companion.table.pi_seats import PiEvents
+from companion.table.reviews import HintEvents
 from companion.table.scoreboard import BoardEvents
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
@@ -38,6 +39,7 @@ class Session:
     show_skipped: bool = False                           # the host skipped the table screen's reveal of the tally
     replay_step: Optional[int] = None                    # the replay's step the host shows on the table screen
     replay: Optional[tuple] = None                       # (seq, the replay as sent): worked out once per finished game
+    show_review: bool = False                            # the host shows the Pi's review on the table screen
     away: Callable[[Optional[str]], bool] = lambda d: False        # this device gone past the host-away wait
     host_gone: Callable[[], bool] = lambda: False
     host_wait: Callable[[], Optional[float]] = lambda: None
@@ -45,7 +47,7 @@ class Session:
 
 
 @dataclass
-class Game(BoardEvents, PiEvents):
+class Game(BoardEvents, PiEvents, HintEvents):
     """One game in memory: its logged state, rebuilt from its log when first needed, then kept in step with it.
 
     It keeps its current state and its actions, not every state in between: undo replays from the setup.
@@ -70,6 +72,8 @@ class Game(BoardEvents, PiEvents):
     changes: dict = field(default_factory=dict)       # device -> seat, release, cards and setup events it logged
     entries: dict = field(default_factory=dict)       # device -> entries it logged on a board scored without the app
     layout: str = "random"                            # how the tokens were chosen: "random" or "hand"
+    hints_on: bool = False                            # the host allowed "What would the Pi do?" (issue 41)
+    hints: dict = field(default_factory=dict)         # colour -> hints that seat asked (each a logged event)
     shown: bool = True                                # took the table display when created
     abandoned: bool = False
     next_game: Optional[str] = None                   # the rematch everyone moved on to
@@ -267,6 +271,7 @@ class Game(BoardEvents, PiEvents):
         self.tokens = dict(body["tokens"])
         self.deal = body["deal"]
         self.layout = body.get("layout", "random")
+        self.hints_on = bool(body.get("hints"))
         for gone in set(self.devices) - set(self.colors):
             self.devices.pop(gone)
             self.names.pop(gone, None)

@@ -96,9 +96,12 @@ class Lobby:
             tokens = random_layout(len(colors), removed, rng)
         else:
             tokens = dict(check_layout(len(colors), removed, layout["tokens"]))
-        return {"mode": mode, "players": list(colors), "removed_districts": sorted(removed),
+        body = {"mode": mode, "players": list(colors), "removed_districts": sorted(removed),
                 "tokens": tokens, "deal": o.get("deal", "app"), "seed": seed,
                 "layout": "random" if layout == "random" else "hand"}
+        if o.get("hints"):
+            body["hints"] = True   # "What would the Pi do?" allowed (table/reviews.py)
+        return body
 
     def remove_seat(self, gid: str, color: str, device: str) -> str:
         """Fewer players: the seat goes, and districts and tokens follow the rules for the new count."""
@@ -110,7 +113,7 @@ class Lobby:
             players = [c for c in game.colors if c != color]
             removed = _removed_for(len(players), game.removed)
             options = {"mode": game.mode, "players": players, "removed_districts": sorted(removed),
-                       "deal": game.deal, "layout": "random"}
+                       "deal": game.deal, "layout": "random", "hints": game.hints_on}
             if game.layout == "hand" and len(players) == len(game.colors):
                 options["layout"] = {"tokens": game.tokens}
             body = self._check_options(options)

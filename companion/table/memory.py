@@ -177,4 +177,7 @@ class Memory:
             summary["from_board"] = True   # scored from the board: no bids, no record of moves
             for seat in summary["players"]:
                 seat["start"] = False          # nobody knows who opened the first call
+        for seat in summary["players"]:
+            if game.hints.get(seat["color"]):
+                seat["hints"] = game.hints[seat["color"]]   # "What would the Pi do?" asked (table/reviews.py)
         return summary

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
@@ -10,8 +11,9 @@ from companion.game.board import board_data
 from companion.game.setup import check_saved_layout
 from companion.live.wsloop import HandshakeError, LiveSocket, accept_headers
 from companion.pi.netaddr import join_url, no_network, start_url
+from companion.web import hint_text
 from companion.web.compress import LEVEL, wants_gzip
-from companion.web.device import address, current_table
+from companion.web.device import address, current_table, lang
 from companion.web.errors import refuse
 from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload, player_name
 from companion.web.guard import same_origin
@@ -261,6 +263,31 @@ def undo(gid: str):
     data = payload({"expect_seq": (INT, False)})
     limit_actions()
     return view_response(current_table().undo(gid, g.device, data.get("expect_seq")))
+
+
+@bp.get("/games/<gid>/review")
+def review(gid: str):
+    """The Pi's review of every person's decisions (table/reviews.py): refused until the game is over."""
+    found = current_table().review(gid)
+    return jsonify(found), 202 if found.get("pending") else 200
+
+
+@bp.post("/games/<gid>/review/show")
+def show_review(gid: str):
+    """The host's phone shows the Pi's review on the table screen ({"on": false} hides it)."""
+    data = payload({"on": (("true or false", lambda v: isinstance(v, bool)), True)})
+    return view_response(current_table().show_review(gid, data["on"], g.device))
+
+
+@bp.post("/games/<gid>/hint")
+def hint(gid: str):
+    """"What would the Pi do?": for the seat to act, from its own view, when the host allowed hints."""
+    payload({})
+    limit_actions()
+    action, gap, second, seen, text = current_table().hint(gid, g.device)
+    # With this device's new view (the hint is counted: seq moved), so its next move's expect_seq is current.
+    return jsonify({"action": hint_text.action_json(action), "because": hint_text.because(lang(), seen, action, gap, second),
+                    "view": json.loads(text)})
 
 
 @bp.get("/games/<gid>/record")

@@ -11,8 +11,12 @@ from companion.store.db import StoreError, StoreFull
 from companion.web.device import current_table, lang
 
 
+# Codes whose sentence has a key of its own (the code's name was already a page's string).
+SAID_AS = {"hints_off": "hints_not_allowed"}
+
+
 def refuse(status: int, key: str, **params) -> Response:
-    sentence = i18n.t(lang(), key, **params)
+    sentence = i18n.t(lang(), SAID_AS.get(key, key), **params)
     response = jsonify({"error": sentence[:1].upper() + sentence[1:], "code": key})
     response.status_code = status
     return response

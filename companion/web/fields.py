@@ -12,6 +12,7 @@ STR = ("text", lambda v: isinstance(v, str))
 INT = ("a whole number", lambda v: type(v) is int)
 STRS = ("a list of text", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
 TRUE = ("true", lambda v: v is True)
+BOOL = ("true or false", lambda v: isinstance(v, bool))
 OBJ = ("an object", lambda v: isinstance(v, dict))
 LAYOUT = ('"random" or {"tokens": {...}}', lambda v: v == "random" or (
     isinstance(v, dict) and set(v) == {"tokens"} and isinstance(v["tokens"], dict)
@@ -21,7 +22,7 @@ OPT_STR = ("text or null", lambda v: v is None or isinstance(v, str))
 NAME = ("a name of 1 to 24 characters", lambda v: isinstance(v, str) and 0 < len(v.strip()) <= 24)
 
 GAME_FIELDS = {"mode": (STR, True), "players": (STRS, True), "removed_districts": (STRS, False),
-               "layout": (LAYOUT, False), "seed": (INT, False), "deal": (DEAL, False)}
+               "layout": (LAYOUT, False), "seed": (INT, False), "deal": (DEAL, False), "hints": (BOOL, False)}
 
 
 def payload(fields: dict) -> dict:
