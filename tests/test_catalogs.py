@@ -250,3 +250,13 @@ print([client.get(p, headers={"Accept-Language": "de"}).status_code for p in ("/
     assert said[4] == i18n.t("de", "pass") != strings.UI["pass"]     # the rest of German is untouched
     assert said[5] == str([200, 200, 200, 200]), done.stdout
     assert "xx catalog cannot be read" in warned and "confirm_bid" in warned and "to_act" in warned and "game" in warned
+
+
+@pytest.mark.parametrize("lang,said", [("en", "You cannot act now: it is Blue's turn."),
+                                       ("de", "Du kannst jetzt nicht handeln: Blau ist am Zug."),
+                                       ("fr", "Vous ne pouvez pas jouer maintenant : c’est au tour de Bleu.")])
+def test_whose_turn_it_is_names_the_player_with_a_capital(lang, said):
+    """The colour standing for the player to act is a name, never "it is blue's turn" (issue 37 item 4)."""
+    from companion.game.errors import RuleError
+    from companion.lang import i18n
+    assert i18n.error_sentence(lang, RuleError("not_your_turn", player="red", to_act="blue"), you=True) == said

@@ -135,6 +135,8 @@ def error_sentence(lang: str, rule_error, you: bool = False) -> str:
     for name in _TERM_PARAMS:
         if name in params:
             params[name] = term(lang, params[name])
+    if isinstance(params.get("to_act"), str):   # a colour standing for a player, mid-sentence: "Blue's turn"
+        params["to_act"] = params["to_act"][:1].upper() + params["to_act"][1:]
     if isinstance(params.get("cards"), str):
         params["cards"] = ", ".join(term(lang, c.strip()) for c in params["cards"].split(","))
     return _sentence(template.format_map(_Params(params)))
