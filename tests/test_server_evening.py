@@ -242,6 +242,9 @@ def test_abandon_is_logged_the_partial_record_replays_and_the_table_moves_on(ser
     rec = red.get(f"/api/games/{gid}/record")
     assert rec.status == 200
     assert len(rec.json["actions"]) == last["actions"] == 9
+    # Its record downloads, so BG Stats' refusal says why there is no play, not "once the game is over" (issue 37).
+    r = host.get(f"/api/games/{gid}/bgstats")
+    assert r.status == 409 and r.json["code"] == "bgstats_abandoned" and "abandoned" in r.json["error"]
     printed = score_record(rec.json)
     assert printed["finished"] is False
     state = replay(rec.json)

@@ -167,6 +167,7 @@ UI = {
     "too_many_sockets": "Too many open connections from this device; close other tabs and try again.",
     "bad_origin": "The request must come from this server's own pages.",
     "not_finished": "The record is available once the game is over.",
+    "bgstats_abandoned": "BG Stats takes only games played to the end, and this one was abandoned. Its record still downloads.",
     "show_not_over": "The game is not over yet: there is no tally to show.",
     "no_game": "There is no such game.",
     "started": "The game has already started.",

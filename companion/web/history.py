@@ -64,5 +64,8 @@ def bgstats(gid: str):
     """The play for BG Stats' 'createPlay' link: the same on every phone and every tap."""
     links = history.bgstats(current_table().store, gid[:ID_LENGTH])
     if links is None:
+        entry = history.play(current_table().store, gid[:ID_LENGTH])
+        if entry is not None and entry["status"] == "abandoned":
+            raise Refused(409, "bgstats_abandoned")   # not "once the game is over": it is over, and never will be
         raise Refused(409 if current_table().find(gid[:ID_LENGTH]) else 404, "not_finished")
     return jsonify(links)
