@@ -3,12 +3,15 @@ phone has that seat back through the table's code (the seat's cards reach nobody
 screen counts down for the seat as for the host. Run with short waits; the defaults' sum is checked apart."""
 from __future__ import annotations
 
+import http.cookiejar
 import json
+import re
 import time
 from types import SimpleNamespace
 
 from companion import limits
 from companion.app import DEFAULTS, ENV
+from pages_helpers import browser, devices, shots_at  # noqa: F401
 from server_helpers import Phone, create_game, seat_and_start
 
 SHORT = {"COMPANION_RATE_LIMIT": "1000", "COMPANION_SEAT_AWAY": "2", "COMPANION_SEAT_MOVE_WAIT": "1"}
@@ -106,3 +109,76 @@ def test_with_the_host_and_the_seat_to_act_gone_a_new_phone_has_the_seat_in_unde
                for _, _, k, b in server.events(gid))
     r = new.post(f"/api/games/{gid}/actions", {"pass": True, "expect_seq": seated["seq"]})
     assert r.status in (200, 422), r   # the table moves on (or the rules say why Red must bid)
+
+
+def test_in_chromium_every_screen_counts_down_and_the_new_phone_is_told_where_the_code_appears(start_server, devices):
+    """The same loss in real pages: the table display and Carl's phone count down for Béa's seat; the new phone
+    that picks Red is told at once what happens and where its code will appear; it asks, types the code the
+    table display shows and has the seat back, with the game waiting on it, well inside 45 s."""
+    server = start_server(env=dict(SHORT, COMPANION_SEAT_AWAY="6"))
+    ann, bea, carl = devices(server, name="Ann"), devices(server, name="Béa"), devices(server, name="Carl")
+    status, data = ann.api("POST", "/api/games", {"mode": "family", "players": ["blue", "red", "white"],
+                                                  "removed_districts": ["west"], "seed": 7})
+    assert status == 201, data
+    gid = data["id"]
+    for d, color in ((ann, "blue"), (bea, "red"), (carl, "white")):
+        assert d.api("POST", f"/api/games/{gid}/seats/{color}", {"name": d.name})[0] == 200
+    assert ann.api("POST", f"/api/games/{gid}/start", {})[0] == 200
+    to_act_red(gid, {"blue": _api_phone(server, ann), "red": _api_phone(server, bea), "white": _api_phone(server, carl)})
+    table = devices(server, table=True)
+    table.goto(f"http://localhost:{server.port}/table")
+    for d in (ann, bea, carl):
+        d.goto(f"/g/{gid}")
+    seq = carl.view(gid)["seq"]
+    for d in (ann, bea, carl, table):
+        d.wait_seq(seq)
+
+    lost = time.monotonic()
+    ann.close()
+    bea.close()
+    wait = "In 0:0"
+    _wait_text(table, "#offline", "Béa's phone is offline. " + wait)   # counted down, as for the host
+    _wait_text(table, "#offline", "Ann's phone is gone. In 1:")
+    _wait_text(carl, "#seat-gone", "Béa's phone is offline. " + wait)
+    shots_at(table, "lost-phone-table", [(1920, 1080), (1280, 720)])
+    shots_at(carl, "lost-phone-other", [(390, 844), (320, 568)], "#seat-gone")
+
+    new = devices(server, name="new")
+    new.goto(f"/g/{gid}")
+    new.press("#code-open")
+    new.page.locator("#code-colors button", has_text="Red").tap()
+    hint = new.text("#seat-hint")
+    assert ("you can ask for the seat here; the table display then shows your code" in hint
+            or "tap \"My phone is gone\" below" in hint), hint
+    shots_at(new, "lost-phone-new", [(390, 844), (320, 568)], "#code-form")
+    new.page.locator("#rescue-ask").wait_for(state="visible", timeout=20000)
+    assert "the code the table display shows" in new.text("#seat-hint")
+    new.press("#rescue-ask")
+    # The code is on the table display alone (the Pi's own screen): the new phone's person reads it there.
+    table.page.locator("#seat-asks .code").wait_for(state="visible")
+    code = table.text("#seat-asks .code").strip()
+    assert re.fullmatch(r"[2-9A-Z]{6}", code), code
+    shots_at(table, "lost-phone-table-code", [(1920, 1080), (1280, 720)])
+    new.page.fill("#code-value", code)
+    new.page.locator("#code-form button[type=submit]").tap()
+    deadline = time.monotonic() + 30
+    while (new.view(gid).get("you") or {}).get("color") != "red" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    took = time.monotonic() - lost
+    assert (new.view(gid).get("you") or {}).get("color") == "red" and took < 45, took
+    new.page.locator("#turn").wait_for(state="visible")   # the game waits on Red: the new phone plays it
+
+
+def _api_phone(server, device) -> Phone:
+    """A Phone with the page's cookies: the API as that device."""
+    p = Phone(server)
+    for c in device.ctx.cookies():
+        p.jar.set_cookie(http.cookiejar.Cookie(0, c["name"], c["value"], None, False, "127.0.0.1", False, False,
+                                               "/", True, False, None, False, None, None, {}))
+    return p
+
+
+def _wait_text(device, selector: str, text: str, timeout: float = 15000) -> None:
+    device.page.wait_for_function("([s, t]) => { const e = document.querySelector(s);"
+                                  " return !!e && !e.hidden && e.textContent.includes(t); }",
+                                  arg=[selector, text], timeout=timeout)
