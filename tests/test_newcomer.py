@@ -124,3 +124,34 @@ def test_a_venv_made_by_another_python_is_made_again(tmp_path):
 def _path_without_venv() -> str:
     venv_bin = str(ROOT / ".venv" / "bin")
     return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != venv_bin)
+
+
+def test_every_setting_is_in_deploy_md_s_one_table_and_the_docs_name_real_things():
+    """Every COMPANION_* variable the code or the deploy scripts read has a row in DEPLOY.md's Settings table;
+    API.md sends readers there; RECORD.md's board path exists; removing the companion removes its settings and
+    its udev rule; the newcomer's README names --port."""
+    import re
+
+    read = set()
+    for path in [*(ROOT / "companion").rglob("*.py"), *(ROOT / "deploy").glob("*.sh"), ROOT / "scripts" / "serve"]:
+        read |= set(re.findall(r"COMPANION_[A-Z_]+[A-Z]", path.read_text()))
+    deploy = (ROOT / "docs" / "DEPLOY.md").read_text()
+    table = deploy[deploy.index("## Settings"):deploy.index("## The Wi-Fi hotspot")]
+    rows = set(re.findall(r"^\| `(COMPANION_[A-Z_]+)` \|", table, re.M))
+    assert read - rows == set(), "settings missing from DEPLOY.md's table"
+    for var in ("COMPANION_RATE_LIMIT", "COMPANION_WRITE_RATE_LIMIT", "COMPANION_LOBBY_LIMIT", "COMPANION_DB",
+                "COMPANION_MAX_CONNECTIONS", "COMPANION_SEAT_MOVE_WAIT", "COMPANION_KIOSK_WAIT", "COMPANION_TABLE_URL"):
+        assert var in rows, var
+    assert "table of docs/DEPLOY.md" in " ".join((ROOT / "docs" / "API.md").read_text().split())
+    for path in re.findall(r"`([\w/.-]+\.json)`", (ROOT / "docs" / "RECORD.md").read_text()):
+        if "/" in path:
+            assert (ROOT / path).exists(), path
+    removal = deploy[deploy.index("## Removing it"):]
+    assert "/etc/default/metropolys-companion" in removal and "/etc/udev/rules.d/60-metropolys-gpio.rules" in removal
+    quick = (ROOT / "README.md").read_text().split("## Quick start")[1].split("\n## ")[0]
+    assert "--port" in quick
+    # Figures speak of facts, not of the project's history (PLAYERS.md's own Figures section aside).
+    history = re.compile(r"issue \d+|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b|this machine|gunicorn", re.I)
+    players = (ROOT / "docs" / "PLAYERS.md").read_text().split("## Figures")[0]
+    for name, text in (("BENCHMARKS.md", (ROOT / "docs" / "BENCHMARKS.md").read_text()), ("PLAYERS.md", players)):
+        assert not history.findall(text), (name, history.findall(text))
