@@ -5,6 +5,7 @@ file never keeps a server from starting. The file's text says who holds it, for 
 prints."""
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -21,15 +22,26 @@ def take(db_path: str, port: int) -> Optional[int]:
     if db_path == ":memory:":
         return None
     path = db_path + ".lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        # A folder the server may not write (read-only, or no such folder): the store says so in its own
+        # words at open, and the pages show it; no second server could write there either.
+        return None
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as e:
+        if e.errno not in (errno.EACCES, errno.EAGAIN):
+            os.close(fd)   # a file system without locks: serve as before, unlocked
+            return None
         holder = os.read(fd, 200).decode("utf-8", "replace").strip()
         os.close(fd)
         raise HeldElsewhere(refusal(db_path, holder)) from None
-    os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()} {port} {int(time.time())}\n".encode())
+    try:   # who holds it, for the sentence (a full disk keeps the lock, without the text)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {port} {int(time.time())}\n".encode(), 0)
+    except OSError:
+        pass
     return fd
 
 
