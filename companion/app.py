@@ -39,6 +39,7 @@ DEFAULTS = {
     "MAX_CONTENT_LENGTH": limits.MAX_BODY,
     "HOST_AWAY": limits.HOST_AWAY, # seconds the host's (or a seat's) device must be offline before the table may
                                  # hand the role (or the seat) on
+    "SEAT_AWAY": limits.SEAT_AWAY,  # seconds the seat to act must be offline before a new phone may ask for it
     "SEAT_MOVE_WAIT": limits.SEAT_MOVE_WAIT,   # seconds every screen announces a seat moving to a new phone before it moves
     "BOT_DELAY": 2.0,            # seconds the Pi's LED shows its turn before it acts (a pause the table can see)
     "BOT_PROCESS": True,         # the Pi thinks in a process of its own (False: on a thread of the server's)
@@ -56,6 +57,7 @@ ENV = {  # settings the systemd unit passes through /etc/default/metropolys-comp
     "COMPANION_LOBBY_LIMIT": ("LOBBY_LIMIT", int),
     "COMPANION_STARTED_LIMIT": ("STARTED_LIMIT", int),
     "COMPANION_HOST_AWAY": ("HOST_AWAY", float),
+    "COMPANION_SEAT_AWAY": ("SEAT_AWAY", float),
     "COMPANION_SEAT_MOVE_WAIT": ("SEAT_MOVE_WAIT", float),
     "COMPANION_BOT_DELAY": ("BOT_DELAY", float),
     "COMPANION_BOT_PROCESS": ("BOT_PROCESS", lambda v: v.lower() not in ("0", "no", "false")),
@@ -89,7 +91,7 @@ def create_app(config: Optional[dict] = None) -> Flask:
     def replayed() -> Table:
         table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]),
                       move_wait=float(app.config["SEAT_MOVE_WAIT"]), bot_delay=float(app.config["BOT_DELAY"]),
-                      bot_process=bool(app.config["BOT_PROCESS"]))
+                      bot_process=bool(app.config["BOT_PROCESS"]), seat_away=float(app.config["SEAT_AWAY"]))
         table.load()
         return table
 

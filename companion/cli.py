@@ -112,12 +112,24 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--games", type=int, required=True)
     t.add_argument("--seed", type=int, default=1)
     t.set_defaults(func=cmd_tournament)
-    v = sub.add_parser("serve", help="run the table server")
-    v.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
-    v.add_argument("--port", type=int, default=8000)
-    v.add_argument("--db", default=None, help="SQLite file (default: companion.sqlite3 in the working directory)")
-    v.add_argument("--url", default=None, help="the join URL to print and encode, overriding the LAN address")
-    v.add_argument("--threads", type=int, default=HTTP_THREADS)
+    v = sub.add_parser(
+        "serve", help="run the table server",
+        description="Run the table server: phones join at the URL it prints (and its QR code); the Pi's own screen "
+                    "shows /table. One server per database: a second one on the same file is refused. Every "
+                    "setting of the environment (COMPANION_*) is listed in docs/DEPLOY.md.")
+    v.add_argument("--host", default="0.0.0.0", metavar="ADDRESS",
+                   help="the address to listen on (default 0.0.0.0: every network of this machine; 127.0.0.1: "
+                        "this machine only, no phone can join)")
+    v.add_argument("--port", type=int, default=8000,
+                   help="the TCP port (default 8000); pick another when 8000 is in use, e.g. --port 8001")
+    v.add_argument("--db", default=None, metavar="FILE",
+                   help="the SQLite file holding every game (default: COMPANION_DB, else companion.sqlite3 in "
+                        "the working directory); games resume from it after a restart")
+    v.add_argument("--url", default=None,
+                   help="the join URL to print and put in the QR codes, e.g. http://192.168.4.1:8000 (default: "
+                        "COMPANION_JOIN_URL, else worked out from this machine's network address)")
+    v.add_argument("--threads", type=int, default=HTTP_THREADS,
+                   help=f"threads that run the answers to requests (default {HTTP_THREADS}); the default suits a Pi")
     v.set_defaults(func=cmd_serve)
     return p
 

@@ -33,8 +33,9 @@
 | FREE_TRIES, MAX_WAIT, FORGET | 3, 60 s, 1 h | codes.py | wrong codes: free typos, then a doubling wait per device and address |
 | ASKS_PER_SEAT, ASK_WAIT, ASK_MAX_WAIT | 6, 5 s, 10 min | asks.py, table/rescue.py | asks for one gone seat at once (one per device and address); after the Pi's screen cancels an ask, that device and address wait 5 s, then twice as long after each further cancel |
 
-HOST_AWAY (120 s) and SEAT_MOVE_WAIT (30 s) are not limits but the table's waits: how long a host's or a seat's
-phone must be gone before the table offers its role or seat, and how long every screen announces a seat moving.
+HOST_AWAY (120 s), SEAT_AWAY (10 s) and SEAT_MOVE_WAIT (15 s) are not limits but the table's waits: how long a
+host's or a seat's phone must be gone before the table offers its role or seat (SEAT_AWAY for the seat whose turn
+it is), and how long every screen announces a seat moving.
 
 The loops' own pace and read sizes are not limits but are named here too (below the table's values):
 ACCEPT_BATCH, ACCEPT_PAUSE, LOOP_TICK, STOP_GRACE, HTTP_RECV_BYTES, SOCKET_RECV_BYTES, WAKE_BYTES, LIVE_TICK.
@@ -104,6 +105,10 @@ ASK_MAX_WAIT = 600.0
 # from these addresses, so no per-address cap counts them (a proxy in front would change that).
 OWN = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 
-# -- the table's waits (app.DEFAULTS, settings COMPANION_HOST_AWAY and COMPANION_SEAT_MOVE_WAIT) --
+# -- the table's waits (app.DEFAULTS, settings COMPANION_HOST_AWAY, COMPANION_SEAT_AWAY, COMPANION_SEAT_MOVE_WAIT) --
 HOST_AWAY = 120.0
-SEAT_MOVE_WAIT = 30.0
+# The seat the game waits for: a new phone may ask for it this soon (the other seats wait HOST_AWAY). With the
+# announcement that follows, a lost phone's seat is back in SEAT_AWAY + SEAT_MOVE_WAIT (25 s) plus the time to
+# pick the colour and type the table's code: under 45 s (tests/test_lost_phone.py checks the sum).
+SEAT_AWAY = 10.0
+SEAT_MOVE_WAIT = 15.0

@@ -1,6 +1,7 @@
 """`companion serve`: one process (companion/live/httploop.py, the app's threads, the live loop), the join URL and its QR code in the journal."""
 from __future__ import annotations
 
+import errno
 import gc
 import io
 import logging
@@ -12,6 +13,7 @@ import threading
 from typing import Optional
 
 from companion.pi.netaddr import lan_addresses
+from companion.store import serverlock
 
 
 def announce_base(host: str, port: int, override: Optional[str]) -> Optional[str]:
@@ -55,14 +57,21 @@ def serve(args) -> int:
     if args.db:
         config["DB"] = args.db
     logging.basicConfig(level=logging.WARNING, format="[%(asctime)s] [%(levelname)s] %(message)s")
+    try:   # before the port: a second server on this database is named as such, not as "port in use"
+        lock = serverlock.take(db_file(args.db), args.port)
+    except serverlock.HeldElsewhere as e:
+        print(e, file=sys.stderr, flush=True)
+        return 1
     try:
         listener = listen(args.host, args.port)
     except OSError as e:
-        print(f"Metropolys companion cannot listen on {args.host} port {args.port}: {e.strerror or e}.",
-              file=sys.stderr, flush=True)
+        print(cannot_listen(args.host, args.port, e), file=sys.stderr, flush=True)
         return 1
     _more_files()
     app = create_app(config)
+    resumed = resumed_text(app.extensions["table"])
+    if resumed:
+        print(resumed, flush=True)
     # What start-up made (modules, routes, the app, the games replayed) lives as long as the process: kept
     # out of the collector's full passes, which otherwise walk it all every so often in the middle of a bid
     # (25 ms of CPU on the build machine, 250 ms at a tenth of a core).
@@ -83,7 +92,52 @@ def serve(args) -> int:
     # the LEDs go dark when the service stops (seen in the emulated Pi: the last bidder's pin stayed high)
     app.extensions["leds"].close()
     store.close()   # a clean stop: the next start need not read the whole file
+    print(stopped_text(app.extensions["table"]), flush=True)
+    if lock is not None:
+        os.close(lock)
     return 0
+
+
+def db_file(arg: Optional[str]) -> str:
+    """The database this server opens, as create_app resolves it (--db, else COMPANION_DB, else the default)."""
+    from companion.app import DEFAULTS
+
+    path = arg or os.environ.get("COMPANION_DB") or DEFAULTS["DB"]
+    return path if path == ":memory:" else os.path.abspath(path)
+
+
+def cannot_listen(host: str, port: int, e: OSError) -> str:
+    """One sentence for a port that cannot be had; a port in use names the way out (--port)."""
+    if e.errno == errno.EADDRINUSE:
+        return (f"Metropolys companion cannot listen on port {port}: another program already uses it. "
+                f"Start on another port, e.g. scripts/serve --port {port + 1}.")
+    return f"Metropolys companion cannot listen on {host} port {port}: {e.strerror or e}."
+
+
+def _games_on(table) -> list:
+    return [g for g in table.games.values() if g.in_progress]
+
+
+def resumed_text(table) -> Optional[str]:
+    """At start: the games in progress read back from the database (phones rejoin them by themselves)."""
+    said = []
+    for game in _games_on(table):
+        names = [game.names.get(c) or c for c in game.colors if c in game.devices]
+        what = "being played" if game.phase == "playing" else "in its lobby"
+        said.append(f"game {game.id} ({what}; {', '.join(names) or 'no seat taken'})")
+    if not said:
+        return None
+    return f"Resumed {' and '.join(said)}: the phones and the table display rejoin by themselves."
+
+
+def stopped_text(table) -> str:
+    """At a stop (Ctrl-C, or the service stopped): every move was saved as it was made."""
+    games = _games_on(table)
+    if not games:
+        return "Metropolys companion stopped."
+    which = ", ".join(g.id for g in games)
+    return (f"Metropolys companion stopped; the game is saved ({which}): start it again to resume "
+            f"where you left off.")
 
 
 def device_knower(app):

@@ -236,6 +236,8 @@ def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
                             "table_display": device in game.session.displays or device in game.session.kiosks}
     kiosk = device is not None and device in game.session.kiosks
     view["host_wait"] = _host_wait(game) if host_wait is _UNSET else host_wait
+    # Public like host_wait, counted at each send: each offline seat, whole seconds until a new phone may ask for it.
+    view["seat_waits"] = game.session.seat_waits()
     color = game.seat_of(device)
     # Codes this device asked for (a seat's move code, shown on its own screen only).
     mine = {c: code.value for c, code in game.session.codes.items()

@@ -87,11 +87,37 @@
     M.show($("code-name"), !!chosen && !chosen.name);
     // A seat whose phone has been gone a while: this phone may ask the table display for it.
     var asked = !!chosen && view.seat_move_mine === chosen.color;
-    M.show($("rescue-ask"), !!chosen && !!chosen.gone && !asked);
+    var left = seatHint(view, chosen, asked);
+    M.show($("rescue-ask"), !!chosen && (!!chosen.gone || left === 0) && !asked);
     M.show($("rescue-hint"), asked);
     var moving = !!view.seat_move && view.seat_move.stage === "moving" && view.seat_move.color === chosen.color;
     $("rescue-hint").textContent = !asked ? "" : moving ? tr("seat_move_wait") :
       view.seat_move_ask ? tr("rescue_hint_ask", { ask: view.seat_move_ask }) : tr("rescue_hint");
+  }
+
+  /* A taken seat picked: said at once where its code comes from, and (its phone offline) when this phone may ask
+     the table for it, counted down; returns the seconds left (-1: not offline). */
+  var hintTimer = null;
+  function seatHint(view, chosen, asked) {
+    var node = $("seat-hint");
+    var taken = !!chosen && chosen.seated && !chosen.pi && view.phase === "playing" && !asked;
+    var left = chosen ? G.seatLeft(view, chosen.color) : -1;
+    var name = chosen ? M.nameOf(chosen) || M.cap(M.term(chosen.color)) : "";
+    var time = Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2);
+    node.textContent = !taken ? "" : left < 0 ? tr("pick_seat_live", { name: name }) :
+      left > 0 ? tr("pick_seat_wait", { name: name, time: time }) : tr("pick_seat_now", { name: name });
+    M.show(node, taken);
+    clearTimeout(hintTimer);
+    if (taken && left > 0) hintTimer = setTimeout(function () { if (P.view === view && codeOpen) codeForm(view); }, 1000);
+    return left;
+  }
+
+  /* The seat the game waits for has no phone: every phone counts down until a new phone may ask for it. */
+  function seatGone(view) {
+    var c = view.phase === "playing" && view.to_act;
+    var away = !!c && !(view.you && view.you.color === c) && G.seatLeft(view, c) >= 0 && !view.seat_move;
+    if (away) G.seatCountdown($("seat-gone"), view, c);
+    else M.show($("seat-gone"), false);
   }
 
   function displayForm(view) {
@@ -151,6 +177,7 @@
     ended(view);
     claim(view);
     codeForm(view);
+    seatGone(view);
     seatTools(view);
     hostTools(view, online, busy);
   });

@@ -221,6 +221,32 @@ var G = (function () {
     if (text && view.host_wait && !view.host_away) hostTimer = setTimeout(function () { hostCountdown(node, view); }, 1000);
   }
 
+  /* A seat whose phone is offline, and when a new phone may ask for it (view.seat_waits): counted down like the
+     host's; a line that left the page stops ticking. */
+  function seatLeft(view, color) {
+    var wait = (view.seat_waits || {})[color];
+    if (typeof wait !== "number") return -1;
+    if (!view._got) view._got = Date.now();
+    return Math.max(0, Math.ceil(wait - (Date.now() - view._got) / 1000));
+  }
+  function seatLoss(view, color) {
+    var left = seatLeft(view, color);
+    if (left < 0) return "";
+    var p = (view.players || []).filter(function (q) { return q.color === color; })[0] || {};
+    var name = p.name || M.cap(term(color));
+    if (!left) return tr("seat_gone_now", { name: name });
+    return tr("seat_gone_in", { name: name, time: Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2) });
+  }
+  function seatCountdown(node, view, color) {
+    var text = seatLoss(view, color);
+    node.textContent = text;
+    M.show(node, !!text);
+    node._view = view;
+    if (seatLeft(view, color) > 0) setTimeout(function () {
+      if (node.isConnected && node._view === view) seatCountdown(node, view, color);
+    }, 1000);
+  }
+
   /* Your turn, felt: vibration (where the browser allows it), the page's title, an optional short tone. */
   var baseTitle = document.title, wasMine = false, audio = null;
   var SOUND = "metropolys-sound";
@@ -270,5 +296,5 @@ var G = (function () {
   return { overCall: overCall, piMove: piMove, refusal: refusal, valueRefusal: valueRefusal, callOver: callOver, steps: steps, callKey: callKey,
     undoQuestion: undoQuestion, undone: undone, logList: logList, turnCue: turnCue, soundOn: soundOn,
     setSound: setSound, tone: tone, wakeAudio: wakeAudio, audioState: audioState, hostLoss: hostLoss,
-    hostCountdown: hostCountdown };
+    hostCountdown: hostCountdown, seatLeft: seatLeft, seatLoss: seatLoss, seatCountdown: seatCountdown };
 })();

@@ -390,8 +390,12 @@
     var ul = $("offline");
     ul.textContent = "";
     (view.players || []).forEach(function (p) {
-      if (p.seated && p.online === false && !(p.color === view.host_color && G.hostLoss(view))) ul.appendChild(el("li", "", tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
-      else if (p.seated && p.online === false) G.hostCountdown(ul.appendChild(el("li", "hostgone")), view);   // "In 1:40 a player can take over"
+      var host = p.color === view.host_color && G.hostLoss(view);
+      // A seat counted down until a new phone may ask for it (the host's own seat only when its wait is shorter).
+      var seat = G.seatLeft(view, p.color) >= 0 && (!host || p.color === view.to_act);
+      if (p.seated && p.online === false && seat) G.seatCountdown(ul.appendChild(el("li", "seatgone")), view, p.color);
+      else if (p.seated && p.online === false && !host) ul.appendChild(el("li", "", tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
+      if (p.seated && p.online === false && host) G.hostCountdown(ul.appendChild(el("li", "hostgone")), view);   // "In 1:40 a player can take over"
     });
     // A seat moving with the table's confirmation: the code (on the Pi's own screen only), then the notice.
     var m = view.seat_move, asks = view.seat_move_codes || [];

@@ -393,5 +393,5 @@ def score_record(record: dict) -> dict:
 
 
 def timeless(view: dict) -> dict:
-    """A view without the host's countdown, the one field that moves with the clock (seconds until a claim)."""
-    return {k: v for k, v in view.items() if k != "host_wait"}
+    """A view without the countdowns, the fields that move with the clock (seconds until a host claim or a seat ask)."""
+    return {k: v for k, v in view.items() if k not in ("host_wait", "seat_waits")}

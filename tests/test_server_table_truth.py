@@ -25,7 +25,7 @@ def plain(doc, gid: str):
     the random token layout, whether the game took the table display when it was made)."""
     if isinstance(doc, dict):
         return {k: plain(v, gid) for k, v in doc.items()
-                if k not in ("id", "seq", "you", "host_wait", "tokens", "shown")}
+                if k not in ("id", "seq", "you", "host_wait", "seat_waits", "tokens", "shown")}
     if isinstance(doc, list):
         return [plain(v, gid) for v in doc]
     return "GAME" if doc == gid else doc

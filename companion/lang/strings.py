@@ -541,6 +541,12 @@ UI = {
     "review_hide": "Hide the Pi's review",
     "review_call_then": "The call then:",
     "review_opened": "You opened the call.",
+    # a lost phone: every screen counts down for the seat, and a new phone picking it is told what happens
+    "seat_gone_in": "{name}'s phone is offline. In {time} a new phone can ask for the seat.",
+    "seat_gone_now": "{name}'s phone is offline. A new phone can ask for the seat now: \"Take a seat with a code\" on it.",
+    "pick_seat_live": "{name}'s phone is connected: on it, \"Move my seat to another phone\" shows a code to type here.",
+    "pick_seat_wait": "{name}'s phone is offline. In {time} you can ask for the seat here; the table display then shows your code, to type here.",
+    "pick_seat_now": "{name}'s phone is offline: tap \"My phone is gone\" below, then type the code the table display shows.",
 }
 
 # The kinds of value the API names when a request carries the wrong type (`kind` in bad_type).

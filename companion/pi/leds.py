@@ -7,6 +7,7 @@ next state replaces at once (gpiozero's LEDBoard.blink would blink every LED of 
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import tempfile
 import threading
@@ -19,6 +20,8 @@ DEFAULT_PINS = "blue=17,red=27,white=22,gray=23"
 PHASES = ("lobby", "playing", "finished")
 PULSE_SECONDS = 0.7  # lobby: a slow, calm blink while players sit down
 NO_GPIO = "No GPIO here (not a Raspberry Pi?): LEDs are off; the game works without them."
+# Off a Pi, said at every start in a player's words (the technical reason goes to the debug log, and DEPLOY.md).
+NO_PI = "This computer is not a Raspberry Pi, so there are no turn lights: the game works the same without them."
 
 
 def parse_pins(text: str) -> dict[str, int]:
@@ -321,9 +324,10 @@ def make_leds(pins_text: str | None, active_high: bool = True, pin_factory=None,
     if pin_factory is None:
         lgpio_workdir(workdir)
         if not gpio_here():
-            reason = f"{NO_GPIO} (No /dev/gpiochip or /dev/gpiomem, and no GPIOZERO_PIN_FACTORY or PIGPIO_ADDR set.)"
-            log(reason)
-            return NoLeds(pins, active_high, reason)
+            logging.getLogger(__name__).debug("No LEDs: no /dev/gpiochip* or /dev/gpiomem*, and neither "
+                                              "GPIOZERO_PIN_FACTORY nor PIGPIO_ADDR is set.")
+            log(NO_PI)
+            return NoLeds(pins, active_high, NO_PI)
         try:
             pin_factory = _default_factory()
         except Exception as e:

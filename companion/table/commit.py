@@ -17,7 +17,7 @@ from companion.asks import Turndowns
 from companion.codes import Code
 from companion.errors import Refused
 from companion.game.state import State
-from companion.limits import HOST_AWAY, SEAT_MOVE_WAIT
+from companion.limits import HOST_AWAY, SEAT_AWAY, SEAT_MOVE_WAIT
 from companion.live.hub import Hub
 from companion.live.timers import Timers
 from companion.pi_seat import PiThinker
@@ -52,7 +52,7 @@ class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, End
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
 
     def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = HOST_AWAY, move_wait: float = SEAT_MOVE_WAIT,
-                 bot_delay: float = 2.0, bot_process: bool = True):
+                 bot_delay: float = 2.0, bot_process: bool = True, seat_away: float = SEAT_AWAY):
         self.store = store
         self.hub = hub
         # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
@@ -61,6 +61,7 @@ class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, End
         hub.on_presence = lambda gid: self.timers.soon(("presence", gid), lambda: self.presence(gid))
         self.leds = leds
         self.host_away = host_away        # seconds the host's device must be gone before a player may claim it
+        self.seat_away = seat_away        # seconds the seat to act must be gone before a new phone may ask for it
         self.games: dict[str, Game] = {}   # games not ended, and the current one
         self.opened: OrderedDict[str, Game] = OrderedDict()
         self.broken: dict[str, str] = {}   # game id -> why its log could not be replayed

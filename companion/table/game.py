@@ -43,6 +43,7 @@ class Session:
     away: Callable[[Optional[str]], bool] = lambda d: False        # this device gone past the host-away wait
     host_gone: Callable[[], bool] = lambda: False
     host_wait: Callable[[], Optional[float]] = lambda: None
+    seat_waits: Callable[[], dict] = lambda: {}                    # offline colour -> seconds until it may be asked for
     storage: Callable[[], Optional[dict]] = lambda: None           # store/notice.py
 
 

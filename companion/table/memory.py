@@ -140,7 +140,8 @@ class Memory:
         game = Game(gid)
         game.session = Session(displays=self.displays, kiosks=self.kiosks,
                                host_gone=lambda: self.host_away_now(game), host_wait=lambda: self.host_wait(game),
-                               away=lambda device: self.hub.away_for(game.id, device) >= self.host_away,
+                               away=lambda device: self.seat_gone(game, device),
+                               seat_waits=lambda: self.seat_waits(game),
                                storage=self.storage_notice)
         return game
 

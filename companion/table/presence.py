@@ -1,6 +1,7 @@
 """Which seats and hosts have no live phone, and waking the pages when an absence reaches its limit."""
 from __future__ import annotations
 
+import math
 import time
 from typing import Optional
 
@@ -25,6 +26,8 @@ class Presence:
             self.pi.after(game)   # someone came back to a game the Pi stopped thinking about: its turn goes on
         if game.host not in live or game.session.offline:
             self._wake_for_away(gid, self.host_away + 0.5)
+        if game.session.offline:
+            self._wake_for_away(gid, min(self.seat_away, self.host_away) + 0.5)
 
     def _wake_for_away(self, gid: str, delay: float) -> None:
         """When an absence reaches the limit, the pages offer the host claim or the seat's move: a job on the
@@ -40,7 +43,39 @@ class Presence:
         offline = tuple(c for c in game.colors if c in game.devices and game.devices[c] not in live
                         and not pi_seat.level_of(game.devices[c]))   # the Pi's seats need no phone
         changed, game.session.offline = offline != game.session.offline, offline
+        self._wake_for_turn(game)
         return changed
+
+    def seat_limit(self, game: Game, color: Optional[str]) -> float:
+        """Seconds a seat's phone must be gone before a new phone may ask the table for it: shorter for the seat
+        the game waits for (nobody else can move the game on once the host is gone too), else the host's wait."""
+        st = game.state
+        to_act = st.to_act_color if st is not None and not st.finished and not game.abandoned else None
+        return min(self.seat_away, self.host_away) if color is not None and color == to_act else self.host_away
+
+    def seat_gone(self, game: Game, device: Optional[str]) -> bool:
+        """This seat's device has been gone past its seat's wait (a device holding no seat: the host's wait)."""
+        return self.hub.away_for(game.id, device) >= self.seat_limit(game, game.seat_of(device))
+
+    def seat_waits(self, game: Game) -> dict:
+        """Each offline seat of a game being played: whole seconds until a new phone may ask for it (0: now)."""
+        if game.phase != "playing" or game.abandoned:
+            return {}
+        waits = {}
+        for color in game.session.offline:
+            device = game.devices.get(color)
+            if device is not None:
+                waits[color] = max(0, math.ceil(self.seat_limit(game, color) - self.hub.away_for(game.id, device)))
+        return waits
+
+    def _wake_for_turn(self, game: Game) -> None:
+        """The turn came to a seat already offline: its shorter wait ends sooner than any wake set so far."""
+        st = game.state
+        color = st.to_act_color if st is not None and not st.finished else None
+        if color in game.session.offline:
+            left = self.seat_limit(game, color) - self.hub.away_for(game.id, game.devices.get(color))
+            if left > 0:
+                self._wake_for_away(game.id, left + 0.5)
 
     def _tell_if_away(self, gid: str) -> None:
         game = self.games.get(gid)
@@ -50,7 +85,10 @@ class Presence:
                 self._tell(game)
                 # The next absence still short of the limit (a seat or the host gone later) gets its own wake.
                 away = [d for d in {game.host, *(game.devices.get(c) for c in game.session.offline)} if d is not None]
-                gone_for = [self.hub.away_for(game.id, d) for d in away]
-                left = [self.host_away - a for a in gone_for if 0 < a < self.host_away]
+                left = []
+                for d in away:   # a seat's own wait, and the host's for the host's phone
+                    a = self.hub.away_for(game.id, d)
+                    limits = {self.seat_limit(game, game.seat_of(d))} | ({self.host_away} if d == game.host else set())
+                    left += [limit - a for limit in limits if 0 < a < limit]
             if left:
                 self._wake_for_away(gid, min(left) + 0.5)

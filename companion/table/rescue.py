@@ -31,7 +31,7 @@ class Rescue:
             self._person_seat(game, color)
             holder = game.devices.get(color)
             if holder is not None and not game.session.away(holder):
-                raise Refused(409, "seat_not_gone", color=color, seconds=int(self.host_away))
+                raise Refused(409, "seat_not_gone", color=color, seconds=int(self.seat_limit(game, color)))
             r = game.session.rescue
             if r is not None and r["color"] == color:
                 if r["device"] == device:
