@@ -123,7 +123,7 @@ def playwright():
 def test_a_phone_beside_the_pi_says_its_moves_in_each_engine(engine, server, playwright):
     """The Pi opens (blue, the first seat); the phone at red is told each of its moves; it passes back."""
     host = Phone(server)
-    gid = create_game(host, ["blue", "red"], seed=8)
+    gid = create_game(host, ["blue", "red"], seed=8, pace="timer")
     assert host.post(f"/api/games/{gid}/seats/blue/pi", {"level": "normal"}).status == 200
     p = make_phone(engine, playwright)
     try:

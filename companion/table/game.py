@@ -12,6 +12,7 @@ from companion.game.rules import apply, new_game
 from companion.game.setup import make_setup
 from companion.game.state import Action, Bid, Pass, Seat, State
 from companion.game.summary import decision
+from companion.table.board_steps import BoardStepEvents
 from companion.table.pi_seats import PiEvents
 from companion.table.scoreboard import BoardEvents
 
@@ -40,10 +41,11 @@ class Session:
     host_gone: Callable[[], bool] = lambda: False
     host_wait: Callable[[], Optional[float]] = lambda: None
     storage: Callable[[], Optional[dict]] = lambda: None           # store/notice.py
+    pi_held: Optional[tuple] = None                      # (actions, colour, action): the Pi's act held for the board
 
 
 @dataclass
-class Game(BoardEvents, PiEvents):
+class Game(BoardEvents, PiEvents, BoardStepEvents):
     """One game in memory: its logged state, rebuilt from its log when first needed, then kept in step with it.
 
     It keeps its current state and its actions, not every state in between: undo replays from the setup.
@@ -79,6 +81,9 @@ class Game(BoardEvents, PiEvents):
     # The last decisions as public log lines (companion.game.summary), newest last; bounded, rebuilt by replay.
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
     undone: Optional[dict] = None                     # the line the last undo took back, until the next action
+    pace: str = "timer"                               # "board": the Pi waits for the real board (board_steps.py)
+    board_through: int = 0                            # the last seq a person confirmed done on the real board
+    board_steps: list = field(default_factory=list, repr=False)   # steps to do on the board (board_steps.py)
     session: Session = field(default_factory=Session, repr=False)
     # The object's own: its lock, and the views' cache (rev bumps on every change a view shows).
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -240,6 +245,7 @@ class Game(BoardEvents, PiEvents):
         self.actions.append(action)
         self.recent.append(decision(before, action, self.state))
         self.undone = None
+        self._board_step(self.recent[-1], device)
 
     def on_undo(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The last action taken back: the state is replayed without it."""
@@ -252,6 +258,7 @@ class Game(BoardEvents, PiEvents):
             self.undone["also"] = also[-2::-1]
         self.undone["seq"] = self.seq + 1
         self.session.show_skipped = False        # a game ended again is shown again
+        self._board_undone()
         state = new_game(self.state.setup)
         for action in self.actions:
             state = apply(state, action)
@@ -264,6 +271,7 @@ class Game(BoardEvents, PiEvents):
         self.tokens = dict(body["tokens"])
         self.deal = body["deal"]
         self.layout = body.get("layout", "random")
+        self.pace = body.get("pace", "timer")   # a log from before the pace was chosen: played at the timer's
         for gone in set(self.devices) - set(self.colors):
             self.devices.pop(gone)
             self.names.pop(gone, None)

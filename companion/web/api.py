@@ -244,6 +244,13 @@ def undo(gid: str):
     return view_response(current_table().undo(gid, g.device, data.get("expect_seq")))
 
 
+@bp.post("/games/<gid>/board/done")
+def board_done(gid: str):
+    data = payload({"through": (INT, True)})
+    limit_actions()
+    return view_response(current_table().board_done(gid, g.device, data["through"]))
+
+
 @bp.get("/games/<gid>/record")
 def record(gid: str):
     response = jsonify(current_table().record(gid))
