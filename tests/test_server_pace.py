@@ -120,4 +120,14 @@ def test_at_the_timers_pace_the_pi_seats_play_on_without_a_confirmation(inproces
     assert not any(kind == "board_done" for _, kind, _, _ in srv.table.store.events(gid))
     r = ann.post(f"/api/games/{gid}/setup", {"mode": "family", "players": ["blue", "red"], "pace": "slow"})
     assert r.status in (400, 409)
+    # Issue 40, item 3: once the rematch exists, the finished game is not undone (said in the phone's language).
+    new = ann.post(f"/api/games/{gid}/rematch", {})
+    assert new.status in (200, 201), new
+    r = ann.post(f"/api/games/{gid}/undo", {})
+    assert (r.status, r.json["code"]) == (409, "rematch_made"), r
+    r = ann.post(f"/api/games/{gid}/undo", {}, headers={"Accept-Language": "de"})
+    assert r.json["error"].startswith("Die Revanche steht schon")
+    r = ann.post(f"/api/games/{gid}/undo", {}, headers={"Accept-Language": "fr"})
+    assert r.json["error"] != "The rematch is set up already" and r.json["code"] == "rematch_made"
+    assert ann.view(gid)["phase"] == "finished"
     ann.close()
