@@ -57,6 +57,7 @@
     G.callOver($("callover"), view, dismissed, function (key) { dismissed = key; render(); });
     G.undone($("undone"), view);
     G.piMove($("pimove"), view);
+    B.render($("board-steps"), view, view.you ? function (through) { post("/board/done", { through: through }); } : null);
     G.logList($("log"), view, 12);
     M.show($("passed-note"), view.phase === "playing" && !!view.you && (view.passed || []).indexOf(view.you.color) >= 0);
     G.turnCue(!!myTurn());
