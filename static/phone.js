@@ -58,6 +58,7 @@
     G.undone($("undone"), view);
     G.piMove($("pimove"), view);
     B.render($("board-steps"), view, view.you ? function (through) { post("/board/done", { through: through }); } : null);
+    if ((view.board_pending || []).length) M.show($("pimove"), false);   // the steps say it already
     G.logList($("log"), view, 12);
     M.show($("passed-note"), view.phase === "playing" && !!view.you && (view.passed || []).indexOf(view.you.color) >= 0);
     G.turnCue(!!myTurn());
