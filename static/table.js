@@ -21,6 +21,8 @@
     placeCard(view, docked(view));
     G.undone($("undone"), view);
     G.piMove($("pimove"), view);
+    B.render($("board-steps"), view, null);   // the steps no person has confirmed yet, for the whole room
+    if ((view.board_pending || []).length) M.show($("pimove"), false);
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
     evening();

@@ -10,6 +10,7 @@ from pages_helpers import SHOTS, browser, devices, shots_at  # noqa: F401  (fixt
 from server_helpers import LiveServer
 
 PHONES = [(390, 844), (320, 568)]
+TABLES = [(1920, 1080), (1280, 720)]
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +44,8 @@ def test_the_steps_stand_above_the_map_until_done_on_the_board(server, devices):
     for color in ("red", "white", "gray"):
         assert ann.api("POST", f"/api/games/{gid}/seats/{color}/pi", {"level": "easy"})[0] == 200
     ann.goto(f"/g/{gid}")
+    table = devices(server, table=True)
+    table.goto("/table")
     status, view = ann.api("POST", f"/api/games/{gid}/start")
     assert status == 200 and view["pace"] == "board" and view["to_act"] == "blue"
     nb = sorted(view["legal"]["neighborhoods"])[0]
@@ -62,6 +65,10 @@ def test_the_steps_stand_above_the_map_until_done_on_the_board(server, devices):
     map_box = ann.page.locator(".mapwrap").bounding_box()
     assert steps_box["y"] + steps_box["height"] <= map_box["y"], (steps_box, map_box)
     shots_at(ann, "phone-board-steps", PHONES)
+    # The table screen shows the same steps, for the whole room, without a button (a person confirms).
+    table.wait_seq(view["seq"])
+    assert said in table.text("#board-steps") and not table.visible("#board-done")
+    shots_at(table, "table-board-steps", TABLES)
     # Done on the board: the held Pi (white) acts, once; the phone now lists white's step alone.
     ann.press("#board-done")
     ann.page.wait_for_function(
