@@ -39,5 +39,19 @@ var B = (function () {
     }
   }
 
-  return { lines: lines, render: render };
+  /* The host's undo question with what it takes back (GET /api/games/<id>/undo): the Pi's moves since the person's
+     action each as "Taken back too: … take the red 7 off C05"; `go` when the host confirms. */
+  function askUndo(view, gameId, go) {
+    M.api("GET", "/api/games/" + encodeURIComponent(gameId) + "/undo").then(function (res) {
+      var text = G.undoQuestion(view);
+      var acts = res.ok && res.data ? res.data.actions || [] : [];
+      acts.slice(1).forEach(function (a) {
+        text += "\n" + M.cap(a.kind === "bid" ? tr("undone_also", { player: who(view, a.color), value: a.value, nb: a.neighborhood, color: term(a.color) })
+                                               : tr("undone_also_pass", { player: who(view, a.color) }));
+      });
+      if (window.confirm(text)) go();
+    });
+  }
+
+  return { lines: lines, render: render, askUndo: askUndo };
 })();

@@ -401,7 +401,7 @@
   };
   $("pass").onclick = function () { post("/actions", { pass: true, expect_seq: view.seq }); };
   $("start").onclick = function () { post("/start", {}); };
-  $("undo").onclick = function () { if (window.confirm(G.undoQuestion(view))) post("/undo", { expect_seq: view.seq }); };
+  $("undo").onclick = function () { var seq = view.seq; B.askUndo(view, gameId, function () { post("/undo", { expect_seq: seq }); }); };
   $("join").onsubmit = function (ev) {
     ev.preventDefault();
     var name = $("join-name").value.trim();

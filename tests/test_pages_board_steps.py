@@ -85,3 +85,19 @@ def test_the_steps_stand_above_the_map_until_done_on_the_board(server, devices):
     assert len([s for s in after["board_pending"] if s["step"] != "call_end"]) == 1, after["board_pending"]
     assert after["actions"] == view["actions"] + 1
     assert ann.visible("#board-done")
+    # The host's undo question lists what the undo takes back: the Pi's moves since Ann's bid, each in the board's
+    # words (issue 40, item 3); dismissed, nothing changes.
+    took = ann.api("GET", f"/api/games/{gid}/undo")[1]
+    assert took["count"] == after["actions"] >= 3
+    with ann.page.expect_event("dialog") as info:
+        ann.press("#undo")
+    dialog = info.value
+    question = dialog.message
+    dialog.dismiss()
+    for a in took["actions"][1:]:
+        who = i18n.t("en", "pi_who", color=cap(i18n.term("en", a["color"])))
+        line = (i18n.t("en", "undone_also", player=who, value=a["value"], nb=a["neighborhood"],
+                       color=i18n.term("en", a["color"])) if a["kind"] == "bid"
+                else i18n.t("en", "undone_also_pass", player=who))
+        assert cap(line) in question, (line, question)
+    assert ann.view(gid)["actions"] == after["actions"]

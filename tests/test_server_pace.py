@@ -131,3 +131,31 @@ def test_at_the_timers_pace_the_pi_seats_play_on_without_a_confirmation(inproces
     assert r.json["error"] != "The rematch is set up already" and r.json["code"] == "rematch_made"
     assert ann.view(gid)["phase"] == "finished"
     ann.close()
+
+
+def test_undo_says_what_it_takes_back_the_pis_moves_included(inprocess_server):
+    """Issue 40, item 3: GET undo (host) lists the actions an undo takes back, as the log's lines, oldest first."""
+    srv = inprocess_server(RATE_LIMIT=1000.0, WRITE_RATE_LIMIT=1000.0, BOT_DELAY=0, BOT_PROCESS=False)
+    ann, other = Phone(srv), Phone(srv)
+    gid = create_game(ann, ["blue", *PIS], seed=21, pace="timer")
+    assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
+    for color in PIS:
+        assert ann.post(f"/api/games/{gid}/seats/{color}/pi", {"level": "easy"}).status == 200
+    view = ann.post(f"/api/games/{gid}/start").json
+    assert ann.get(f"/api/games/{gid}/undo").json["count"] == 0
+    rng = random.Random(3)
+    r = ann.post(f"/api/games/{gid}/actions", dict(choose(view, rng, 0.0), expect_seq=view["seq"]))
+    assert r.status == 200, r
+    settled(srv, gid)
+    view = ann.view(gid)
+    preview = ann.get(f"/api/games/{gid}/undo")
+    assert preview.status == 200, preview
+    took = preview.json
+    assert took["count"] == len(took["actions"]) == view["actions"] >= 2   # Ann's bid and the Pi's three moves since
+    assert took["actions"] == view["log"][-took["count"]:]
+    assert took["actions"][0]["color"] == "blue" and {a["color"] for a in took["actions"][1:]} <= set(PIS)
+    assert other.get(f"/api/games/{gid}/undo").status == 403
+    back = ann.post(f"/api/games/{gid}/undo", {"expect_seq": view["seq"]}).json
+    assert back["actions"] == view["actions"] - took["count"] == 0
+    ann.close()
+    other.close()

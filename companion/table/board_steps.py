@@ -55,7 +55,21 @@ class BoardStepEvents:
 
 
 class BoardStepRequests:
-    """Table's request: a seated person says the board shows every step through `through`."""
+    """Table's requests: a seated person says the board shows every step through `through`; the host asks what an
+    undo would take back."""
+
+    def undo_preview(self, gid: str, device: str) -> dict:
+        """The actions an undo takes back, oldest first, as the log's lines (the Pi's since the person's included):
+        the pages say each as the table reads it, and what to take off the board (a bid's piece; a call's end undone)."""
+        game = self.get(gid)
+        with game.lock:
+            checks.not_abandoned(game)
+            checks.host_only(game, device)
+            if game.next_game:
+                raise Refused(409, "rematch_made", game=game.next_game)
+            count = pi_seat.undo_count(game)
+            lines = list(game.recent)[-count:] if count else []
+            return {"seq": game.seq, "count": count, "actions": lines}
 
     def board_done(self, gid: str, device: str, through: int) -> str:
         game = self.get(gid)

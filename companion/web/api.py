@@ -244,6 +244,11 @@ def undo(gid: str):
     return view_response(current_table().undo(gid, g.device, data.get("expect_seq")))
 
 
+@bp.get("/games/<gid>/undo")
+def undo_preview(gid: str):
+    return jsonify(current_table().undo_preview(gid, g.device))
+
+
 @bp.post("/games/<gid>/board/done")
 def board_done(gid: str):
     data = payload({"through": (INT, True)})
