@@ -159,3 +159,42 @@ def test_undo_says_what_it_takes_back_the_pis_moves_included(inprocess_server):
     assert back["actions"] == view["actions"] - took["count"] == 0
     ann.close()
     other.close()
+
+
+def test_the_wait_and_a_confirmation_survive_a_restart(inprocess_server, tmp_path):
+    """A power cut between a Pi's move and "Done on the board" leaves the Pi waiting; one after it does not ask
+    again for what was done (board_done is logged)."""
+    db = str(tmp_path / "restart.sqlite3")
+    config = dict(RATE_LIMIT=1000.0, WRITE_RATE_LIMIT=1000.0, BOT_DELAY=0, BOT_PROCESS=False, DB=db)
+    first = inprocess_server(**config)
+    ann = Phone(first)
+    gid = create_game(ann, ["blue", *PIS], seed=21)
+    assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
+    for color in PIS:
+        assert ann.post(f"/api/games/{gid}/seats/{color}/pi", {"level": "easy"}).status == 200
+    view = ann.post(f"/api/games/{gid}/start").json
+    rng = random.Random(8)
+    while True:   # until a Pi holds its act (not a call Ann's action ended, where none acted)
+        assert ann.post(f"/api/games/{gid}/actions", dict(choose(view, rng, 0.0), expect_seq=view["seq"])).status == 200
+        settled(first, gid)
+        view = ann.view(gid)
+        if view["to_act"] != "blue":
+            break
+    waiting = view
+    first.stop()
+    second = inprocess_server(**config)
+    again = Phone(second)
+    again.adopt(ann)
+    settled(second, gid)
+    view = again.view(gid)
+    assert view["actions"] == waiting["actions"] and view["board_pending"] == waiting["board_pending"] != []
+    assert again.post(f"/api/games/{gid}/board/done", {"through": view["seq"]}).status == 200
+    settled(second, gid)
+    done = again.view(gid)
+    assert done["actions"] == waiting["actions"] + 1 and min(s["seq"] for s in done["board_pending"]) > view["seq"]
+    second.stop()
+    third = inprocess_server(**config)
+    last = Phone(third)
+    last.adopt(again)
+    settled(third, gid)
+    assert last.view(gid)["board_pending"] == done["board_pending"] and last.view(gid)["actions"] == done["actions"]
