@@ -39,6 +39,8 @@ class BoardStepEvents:
     def _board_step(self, line: dict, device: Optional[str]) -> None:
         """After an action (self.seq not yet counted): a person who acts has seen the board; a Pi's action and a
         call's end are steps to do on it."""
+        if not pi_seat.pi_seats(self):
+            return   # people alone: each moves their own pieces, and the call-over card says the call's end
         seq, index = self.seq + 1, len(self.actions) - 1
         if pi_seat.level_of(device) is None:
             self.board_through = max(self.board_through, seq - 1)
