@@ -52,7 +52,7 @@ class Conn:
 
 def people_game(server) -> tuple[str, dict]:
     phones = {c: Phone(server) for c in ("blue", "red")}
-    gid = create_game(phones["blue"], ["blue", "red"])
+    gid = create_game(phones["blue"], ["blue", "red"], pace="timer")
     for c, p in phones.items():
         assert p.post(f"/api/games/{gid}/seats/{c}", {"name": f"P-{c}"}).status == 200
     assert phones["blue"].post(f"/api/games/{gid}/start").status == 200
@@ -92,7 +92,7 @@ class PiGame(threading.Thread):
 
     def new_game(self):
         host = Phone(self.server)
-        gid = create_game(host, ["blue", "red", "white", "gray"])
+        gid = create_game(host, ["blue", "red", "white", "gray"], pace="timer")
         assert host.post(f"/api/games/{gid}/seats/blue", {"name": "Solo"}).status == 200
         for c in ("red", "white", "gray"):
             assert host.post(f"/api/games/{gid}/seats/{c}/pi", {"level": "strong"}).status == 200

@@ -75,6 +75,10 @@ def _table(game, st: Optional[State], storage) -> dict[str, Any]:
         "log": list(game.recent),
         "call_over": None,
         "undone": game.undone,
+        # What to do on the real board since a person last said it was done (companion/table/board_steps.py).
+        "board_pending": [{k: v for k, v in s.items() if k != "action"} for s in game.board_steps
+                          if s["seq"] > game.board_through],
+        "pace": game.pace,
         "show_skipped": game.session.show_skipped,       # the host skipped the table screen's reveal of the tally
         # The replay's step the host's phone shows on the table screen (None: the end of the game, as ever).
         "replay_step": game.session.replay_step if game.phase == "finished" else None,

@@ -174,7 +174,8 @@ var G = (function () {
     node.appendChild(document.createTextNode(" "));
     node.appendChild(el("span", "pmtext", M.cap(l.kind === "bid"
       ? tr("pi_bid", { player: who(view, l.color), value: l.value, nb: l.neighborhood, color: term(l.color) })
-      : tr("pi_pass", { player: who(view, l.color) }))));
+      : tr("pi_pass", { player: who(view, l.color) }))
+      + (l.ended && l.ended.finished ? " " + M.cap(tr("last_building_over", { player: who(view, l.ended.color) })) : "")));
   }
 
   /* The short log, newest first: bids, passes (said and automatic), and each call's end. */
@@ -183,7 +184,8 @@ var G = (function () {
     var log = view.log || [];
     for (var i = log.length - 1; i >= 0 && out.length < max; i--) {
       var l = log[i];
-      if (l.ended) out.push({ color: l.ended.color, cls: "built", text: M.cap(tr("last_call", { player: who(view, l.ended.color), value: l.ended.value, nb: l.ended.neighborhood })) });
+      if (l.ended) out.push({ color: l.ended.color, cls: "built", text: M.cap(tr("last_call", { player: who(view, l.ended.color), value: l.ended.value, nb: l.ended.neighborhood }))
+        + (l.ended.finished ? " " + M.cap(tr("last_building_over", { player: who(view, l.ended.color) })) : "") });
       if ((l.auto || []).length) out.push({ color: null, cls: "auto", text: M.cap(tr("log_auto", { players: l.auto.map(function (c) { return who(view, c); }).join(", ") })) });
       out.push({ color: l.color, cls: l.kind, text: M.cap(l.kind === "bid" ? tr("log_bid", { player: who(view, l.color), value: l.value, nb: l.neighborhood })
                                                                       : tr("log_pass", { player: who(view, l.color) })) });

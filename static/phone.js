@@ -57,6 +57,8 @@
     G.callOver($("callover"), view, dismissed, function (key) { dismissed = key; render(); });
     G.undone($("undone"), view);
     G.piMove($("pimove"), view);
+    B.render($("board-steps"), view, view.you ? function (through) { post("/board/done", { through: through }); } : null);
+    if ((view.board_pending || []).length) M.show($("pimove"), false);   // the steps say it already
     G.logList($("log"), view, 12);
     M.show($("passed-note"), view.phase === "playing" && !!view.you && (view.passed || []).indexOf(view.you.color) >= 0);
     G.turnCue(!!myTurn());
@@ -399,7 +401,7 @@
   };
   $("pass").onclick = function () { post("/actions", { pass: true, expect_seq: view.seq }); };
   $("start").onclick = function () { post("/start", {}); };
-  $("undo").onclick = function () { if (window.confirm(G.undoQuestion(view))) post("/undo", { expect_seq: view.seq }); };
+  $("undo").onclick = function () { var seq = view.seq; B.askUndo(view, gameId, function () { post("/undo", { expect_seq: seq }); }); };
   $("join").onsubmit = function (ev) {
     ev.preventDefault();
     var name = $("join-name").value.trim();

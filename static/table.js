@@ -21,6 +21,8 @@
     placeCard(view, docked(view));
     G.undone($("undone"), view);
     G.piMove($("pimove"), view);
+    B.render($("board-steps"), view, null);   // the steps no person has confirmed yet, for the whole room
+    if ((view.board_pending || []).length) M.show($("pimove"), false);
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
     evening();
@@ -181,6 +183,12 @@
     for (var i = 0; i < names.length; i++) shrink(names[i], 0.6);
     var side = document.querySelector(".side"), ol = $("log");
     M.show(ol.parentNode, true);
+    // Never fewer lines than the call has (issue 40): past that the log's type shrinks instead, while it fits.
+    var keep = view.phase === "playing" ? (view.call || []).length : 0;
+    ol.parentNode.style.fontSize = "";
+    while (ol.children.length > keep && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
+    if (ol.lastChild && side.scrollHeight > side.clientHeight + 1) shrink(ol.parentNode, 0.6, true, side);
+    // A side full of notices (a seat moving, asks) fits first: the call box above still shows the whole call.
     while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
     M.show(ol.parentNode, !!ol.lastChild);
     if (view.phase === "lobby" && side.scrollHeight > side.clientHeight + 1) M.show($("layout"), false);

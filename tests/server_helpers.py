@@ -326,8 +326,10 @@ class Socket:
 # -- games through the API --
 
 def create_game(host: Phone, colors, mode: str = "family", deal: str = "app", seed: Optional[int] = None,
-                removed=None, layout: Any = "random") -> str:
+                removed=None, layout: Any = "random", pace: Optional[str] = None) -> str:
     body = {"mode": mode, "players": list(colors), "deal": deal, "layout": layout}
+    if pace is not None:
+        body["pace"] = pace
     if removed is None:
         removed = {4: [], 3: ["west"], 2: ["north", "east"]}[len(colors)]
     body["removed_districts"] = list(removed)

@@ -50,7 +50,8 @@ def pi_build_step(lang: str, ended: dict) -> str:
 def test_the_host_gives_a_colour_to_the_pi_and_the_table_screen_says_its_moves_and_steps(server, devices):  # noqa: F811
     host = devices(server, lang="de", name="Ann")   # the host's phone in German, the table screen in English
     status, made = host.api("POST", "/api/games", {"mode": "family", "players": ["blue", "red"],
-                                                   "removed_districts": ["north", "east"], "seed": 21})
+                                                   "removed_districts": ["north", "east"], "seed": 21,
+                                                   "pace": "timer"})   # the board's pace: test_pages_board_steps
     assert status == 201, made
     gid = made["id"]
     assert host.api("POST", f"/api/games/{gid}/seats/blue", {"name": "Ann"})[0] == 200
@@ -123,7 +124,7 @@ def playwright():
 def test_a_phone_beside_the_pi_says_its_moves_in_each_engine(engine, server, playwright):
     """The Pi opens (blue, the first seat); the phone at red is told each of its moves; it passes back."""
     host = Phone(server)
-    gid = create_game(host, ["blue", "red"], seed=8)
+    gid = create_game(host, ["blue", "red"], seed=8, pace="timer")
     assert host.post(f"/api/games/{gid}/seats/blue/pi", {"level": "normal"}).status == 200
     p = make_phone(engine, playwright)
     try:

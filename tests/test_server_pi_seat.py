@@ -43,7 +43,7 @@ def devices(server, gid: str) -> list[tuple]:
 def pi_lobby(server, phone, mode="family", level="strong", colors=("blue", "red")) -> tuple[str, Phone]:
     """A game whose host sits at the first colour; the Pi plays the second."""
     host = phone(server)
-    gid = create_game(host, colors, mode=mode, seed=7)
+    gid = create_game(host, colors, mode=mode, seed=7, pace="timer")   # the Pi at the timer's pace, as before
     assert host.post(f"/api/games/{gid}/seats/{colors[0]}", {"name": "Ann"}).status == 200
     r = host.post(f"/api/games/{gid}/seats/{colors[1]}/pi", {"level": level})
     assert r.status == 200, r
@@ -254,7 +254,7 @@ def test_the_pis_led_is_lit_on_its_turns_and_its_player_sees_only_its_own_cards(
 
     monkeypatch.setattr(players, "play", held)
     ann = Phone(srv)
-    gid = create_game(ann, ["blue", "red", "white"], mode="expert", seed=4)
+    gid = create_game(ann, ["blue", "red", "white"], mode="expert", seed=4, pace="timer")
     assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
     assert ann.post(f"/api/games/{gid}/seats/red/pi", {"level": "normal"}).status == 200
     assert ann.post(f"/api/games/{gid}/seats/white/pi", {"level": "strong"}).status == 200
@@ -293,7 +293,7 @@ def test_after_a_restart_mid_game_the_pi_whose_turn_it_is_acts(start_server, tmp
     db = tmp_path / "restart.sqlite3"
     slow = start_server(env=dict(FAST, COMPANION_BOT_DELAY="600"), db=db)   # the Pi would wait ten minutes
     ann = phone(slow)
-    gid = create_game(ann, ["blue", "red"], seed=9)
+    gid = create_game(ann, ["blue", "red"], seed=9, pace="timer")
     assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
     assert ann.post(f"/api/games/{gid}/seats/red/pi", {"level": "strong"}).status == 200
     view = ann.post(f"/api/games/{gid}/start").json
@@ -358,7 +358,7 @@ def test_a_game_changed_while_the_pi_thinks_gets_no_stale_move_and_it_never_acts
     monkeypatch.setattr(players, "play", held)
     monkeypatch.setattr(table, "pi_act", act)
     ann = Phone(srv)
-    gid = create_game(ann, ["blue", "red"], seed=12)
+    gid = create_game(ann, ["blue", "red"], seed=12, pace="timer")
     assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
     assert ann.post(f"/api/games/{gid}/seats/red/pi", {"level": "strong"}).status == 200
     view = ann.post(f"/api/games/{gid}/start").json

@@ -476,6 +476,9 @@ UI = {
     "step_back_own_pi": "For {player}: take its other buildings back ({bids}).",
     "undone_also": "Taken back too: {player}'s {value} on {nb}: take the {color} {value} off {nb}.",
     "undone_also_pass": "Taken back too: {player}'s pass.",
+    "board_steps_title": "To do on the board",
+    "board_done": "Done on the board",
+    "last_building_over": "{player}'s last building: the game is over.",
     # refusals
     "pi_level": "The Pi plays at one of these levels: {levels}.",
     "pi_last_person": "At least one seat must stay a person's: the Pi cannot play every colour.",

@@ -63,6 +63,8 @@ class Calls:
             checks.not_abandoned(game)
             checks.host_only(game, device)
             checks.fresh_seq(game, expect_seq)   # a retried undo must not take back a second action
+            if game.next_game:   # every screen moved on to the rematch: the old game stays as it ended
+                raise Refused(409, "rematch_made", game=game.next_game)
             count = pi_seat.undo_count(game)   # back to the last person's action, the Pi's moves since with it
             if not count:
                 raise Refused(409, "nothing_to_undo")

@@ -23,6 +23,7 @@ from companion.live.timers import Timers
 from companion.pi_seat import PiThinker
 from companion.store import history
 from companion.store.db import Store
+from companion.table.board_steps import BoardStepRequests
 from companion.table.calls import Calls
 from companion.table.ending import Ending
 from companion.table.game import Game
@@ -46,7 +47,7 @@ def device_id(cookie: str) -> str:
 
 
 class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, Ending, Records, BoardRequests,
-            PiRequests, Replays, ReviewRequests):
+            PiRequests, Replays, ReviewRequests, BoardStepRequests):
     """The games on this Pi being played (ended ones are read from SQLite when opened), the log, listeners, LEDs."""
 
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)

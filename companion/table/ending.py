@@ -36,7 +36,7 @@ class Ending:
             options = {"mode": old.mode, "players": colors, "removed_districts": sorted(old.removed),
                        "deal": "app" if old.deal == "board" else old.deal,   # a board scored: next, a game played
                        "layout": {"tokens": old.tokens} if old.layout == "hand" else "random",
-                       "hints": old.hints_on}
+                       "hints": old.hints_on, "pace": old.pace}
             seats = {c: [old.names[c], old.devices[c]] for c in colors if c in old.devices and old.names.get(c)}
             new = self.create(options, old.host, extra={"from": old.id, "seats": seats, "rotate": rotate})
             text = self._commit(old, "rematch", {"game": new.id, "rotate": rotate}, device)

@@ -12,6 +12,7 @@ from companion.game.rules import apply, new_game
 from companion.game.setup import make_setup
 from companion.game.state import Action, Bid, Pass, Seat, State
 from companion.game.summary import decision
+from companion.table.board_steps import BoardStepEvents
 from companion.table.pi_seats import PiEvents
 from companion.table.reviews import HintEvents
 from companion.table.scoreboard import BoardEvents
@@ -45,10 +46,11 @@ class Session:
     host_wait: Callable[[], Optional[float]] = lambda: None
     seat_waits: Callable[[], dict] = lambda: {}                    # offline colour -> seconds until it may be asked for
     storage: Callable[[], Optional[dict]] = lambda: None           # store/notice.py
+    pi_held: Optional[tuple] = None                      # (actions, colour, action): the Pi's act held for the board
 
 
 @dataclass
-class Game(BoardEvents, PiEvents, HintEvents):
+class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
     """One game in memory: its logged state, rebuilt from its log when first needed, then kept in step with it.
 
     It keeps its current state and its actions, not every state in between: undo replays from the setup.
@@ -86,6 +88,9 @@ class Game(BoardEvents, PiEvents, HintEvents):
     # The last decisions as public log lines (companion.game.summary), newest last; bounded, rebuilt by replay.
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
     undone: Optional[dict] = None                     # the line the last undo took back, until the next action
+    pace: str = "timer"                               # "board": the Pi waits for the real board (board_steps.py)
+    board_through: int = 0                            # the last seq a person confirmed done on the real board
+    board_steps: list = field(default_factory=list, repr=False)   # steps to do on the board (board_steps.py)
     session: Session = field(default_factory=Session, repr=False)
     # The object's own: its lock, and the views' cache (rev bumps on every change a view shows).
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -247,6 +252,7 @@ class Game(BoardEvents, PiEvents, HintEvents):
         self.actions.append(action)
         self.recent.append(decision(before, action, self.state))
         self.undone = None
+        self._board_step(self.recent[-1], device)
 
     def on_undo(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The last action taken back: the state is replayed without it."""
@@ -260,6 +266,7 @@ class Game(BoardEvents, PiEvents, HintEvents):
         self.undone["seq"] = self.seq + 1
         self.session.show_skipped = False        # a game ended again is shown again
         self.session.replay_step = None
+        self._board_undone()
         state = new_game(self.state.setup)
         for action in self.actions:
             state = apply(state, action)
@@ -273,6 +280,7 @@ class Game(BoardEvents, PiEvents, HintEvents):
         self.deal = body["deal"]
         self.layout = body.get("layout", "random")
         self.hints_on = bool(body.get("hints"))
+        self.pace = body.get("pace", "timer")   # a log from before the pace was chosen: played at the timer's
         for gone in set(self.devices) - set(self.colors):
             self.devices.pop(gone)
             self.names.pop(gone, None)

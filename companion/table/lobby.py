@@ -22,7 +22,7 @@ from companion.game.setup import (
 )
 from companion.game.state import Seat
 from companion.store.first_game import first_game
-from companion.table import checks
+from companion.table import board_steps, checks
 from companion.table.game import Game, clashing
 
 CLASHES = 2   # physical-deal clashes in one lobby before the app deals the cards itself
@@ -98,7 +98,7 @@ class Lobby:
             tokens = dict(check_layout(len(colors), removed, layout["tokens"]))
         body = {"mode": mode, "players": list(colors), "removed_districts": sorted(removed),
                 "tokens": tokens, "deal": o.get("deal", "app"), "seed": seed,
-                "layout": "random" if layout == "random" else "hand"}
+                "layout": "random" if layout == "random" else "hand", "pace": board_steps.pace_of(o)}
         if o.get("hints"):
             body["hints"] = True   # "What would the Pi do?" allowed (table/reviews.py)
         return body

@@ -7,6 +7,7 @@ from typing import Optional
 from companion import players
 from companion.errors import Refused
 from companion.game.state import Action, State
+from companion.table import board_steps
 from companion.pi_seat import device_for, level_of, name_for, people
 
 
@@ -73,5 +74,8 @@ class PiRequests:
             st = game.state
             if (game.seq != seq or game.phase != "playing" or st.to_act_color != color or action.player != color
                     or level_of(game.devices.get(color)) is None):
+                return
+            if board_steps.waits(game):   # the board pace: held until a person says the board shows every step
+                game.session.pi_held = (len(game.actions), color, action)
                 return
             self._act(game, action, game.devices[color])

@@ -290,6 +290,18 @@ def hint(gid: str):
                     "view": json.loads(text)})
 
 
+@bp.get("/games/<gid>/undo")
+def undo_preview(gid: str):
+    return jsonify(current_table().undo_preview(gid, g.device))
+
+
+@bp.post("/games/<gid>/board/done")
+def board_done(gid: str):
+    data = payload({"through": (INT, True)})
+    limit_actions()
+    return view_response(current_table().board_done(gid, g.device, data["through"]))
+
+
 @bp.get("/games/<gid>/record")
 def record(gid: str):
     response = jsonify(current_table().record(gid))

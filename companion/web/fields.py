@@ -22,7 +22,8 @@ OPT_STR = ("text or null", lambda v: v is None or isinstance(v, str))
 NAME = ("a name of 1 to 24 characters", lambda v: isinstance(v, str) and 0 < len(v.strip()) <= 24)
 
 GAME_FIELDS = {"mode": (STR, True), "players": (STRS, True), "removed_districts": (STRS, False),
-               "layout": (LAYOUT, False), "seed": (INT, False), "deal": (DEAL, False), "hints": (BOOL, False)}
+               "layout": (LAYOUT, False), "seed": (INT, False), "deal": (DEAL, False), "hints": (BOOL, False),
+               "pace": (STR, False)}
 
 
 def payload(fields: dict) -> dict:

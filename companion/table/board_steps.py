@@ -1,0 +1,91 @@
+"""What to move on the real board: the Pi's actions and the calls' ends since a person last confirmed the board,
+and the pace that makes the Pi wait for that confirmation (issue 40).
+
+A confirmation is a logged event ("board_done", through the one path): a power cut between a Pi move and the
+person's "Done on the board" must leave the Pi waiting, and one after it must not ask again for what was done.
+It changes no rule and no game record (the record is made from the actions alone).
+"""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from companion import pi_seat, views
+from companion.errors import Refused
+from companion.table import checks
+
+PACES = ("board", "timer")
+
+
+def waits(game) -> bool:
+    """The Pi holds its act: the board pace and steps not yet done on the board."""
+    return game.pace == "board" and any(s["seq"] > game.board_through for s in game.board_steps)
+
+
+def pace_of(options: dict) -> str:
+    pace = options.get("pace", "board")
+    if pace not in PACES:
+        raise Refused(400, "bad_type", field="pace", kind='"board" or "timer"')
+    return pace
+
+
+class BoardStepEvents:
+    """Game's event methods for the steps on the board (mixed into Game)."""
+
+    def on_board_done(self, body: dict, device: Optional[str], after) -> None:
+        self.board_through = max(self.board_through, body["through"])
+        self.board_steps = [s for s in self.board_steps if s["seq"] > self.board_through]
+
+    def _board_step(self, line: dict, device: Optional[str]) -> None:
+        """After an action (self.seq not yet counted): a person who acts has seen the board; a Pi's action and a
+        call's end are steps to do on it."""
+        if not pi_seat.pi_seats(self):
+            return   # people alone: each moves their own pieces, and the call-over card says the call's end
+        seq, index = self.seq + 1, len(self.actions) - 1
+        if pi_seat.level_of(device) is None:
+            self.board_through = max(self.board_through, seq - 1)
+            self.board_steps = [s for s in self.board_steps if s["seq"] > self.board_through]
+        else:
+            step = {k: line[k] for k in ("color", "kind", "neighborhood", "value") if k in line}
+            self.board_steps.append(dict(step, seq=seq, action=index, step=step.pop("kind")))
+        if "ended" in line:
+            self.board_steps.append(dict(line["ended"], seq=seq, action=index, step="call_end"))
+
+    def _board_undone(self) -> None:
+        """An undo takes the steps of the actions it takes back with them."""
+        self.board_steps = [s for s in self.board_steps if s["action"] < len(self.actions)]
+
+
+class BoardStepRequests:
+    """Table's requests: a seated person says the board shows every step through `through`; the host asks what an
+    undo would take back."""
+
+    def undo_preview(self, gid: str, device: str) -> dict:
+        """The actions an undo takes back, oldest first, as the log's lines (the Pi's since the person's included):
+        the pages say each as the table reads it, and what to take off the board (a bid's piece; a call's end undone)."""
+        game = self.get(gid)
+        with game.lock:
+            checks.not_abandoned(game)
+            checks.host_only(game, device)
+            if game.next_game:
+                raise Refused(409, "rematch_made", game=game.next_game)
+            count = pi_seat.undo_count(game)
+            lines = list(game.recent)[-count:] if count else []
+            return {"seq": game.seq, "count": count, "actions": lines}
+
+    def board_done(self, gid: str, device: str, through: int) -> str:
+        game = self.get(gid)
+        with game.lock:
+            checks.seated(game, device)
+            if game.phase != "playing":
+                raise Refused(409, "not_playing")
+            through = min(through, game.seq)
+            if through <= game.board_through or not any(s["seq"] <= through for s in game.board_steps):
+                return views.view_json(game, device)   # nothing new confirmed: nothing logged
+            text = self._commit(game, "board_done", {"through": through}, device)
+            held, game.session.pi_held = game.session.pi_held, None
+            if held and held[0] == len(game.actions) and not waits(game):
+                seq, color, action = game.seq, held[1], held[2]
+                self.timers.at(("pi", gid, seq), time.monotonic(),
+                               lambda: self.pi_act(gid, seq, color, action))
+            return text

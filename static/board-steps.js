@@ -1,0 +1,57 @@
+/* What to do on the real board since a person last said it was done (issue 40): each Pi move ("put a red 7 on
+   C05"), each call's end (turn the winner's piece over, bids back, token and cards), in order, from the view's
+   board_pending; "Done on the board" confirms what this screen showed. DOM nodes and text only. */
+"use strict";
+var B = (function () {
+  var tr = M.tr, term = M.term, el = M.el, who = M.who;
+
+  /* One step's sentences, in the page's language. */
+  function lines(view, s) {
+    if (s.step === "bid") return [M.cap(tr("pi_bid", { player: who(view, s.color), value: s.value, nb: s.neighborhood, color: term(s.color) }))];
+    if (s.step === "pass") return [M.cap(tr("pi_pass", { player: who(view, s.color) }))];
+    var out = [M.cap(tr("call_built", { player: who(view, s.color), value: s.value, nb: s.neighborhood }))].concat(G.steps(view, s));
+    if (s.finished) out.push(M.cap(tr("last_building_over", { player: who(view, s.color) })));
+    return out;
+  }
+
+  /* The list in `node`, with its button when `onDone` is given (a seated person's screen). */
+  function render(node, view, onDone) {
+    var pending = view.board_pending || [];
+    var on = pending.length > 0 && (view.phase === "playing" || view.phase === "finished");
+    M.show(node, on);
+    node.textContent = "";
+    if (!on) return;
+    node.appendChild(el("h2", "", tr("board_steps_title")));
+    var ol = el("ol", "steps");
+    pending.forEach(function (s) {
+      var li = el("li", "c-edge-" + s.color);
+      lines(view, s).forEach(function (t, i) { li.appendChild(el(i ? "p" : "p", i ? "" : "big", t)); });
+      ol.appendChild(li);
+    });
+    node.appendChild(ol);
+    if (onDone && view.phase === "playing") {
+      var b = el("button", "btn primary big", tr("board_done"));
+      b.type = "button";
+      b.id = "board-done";
+      var through = pending[pending.length - 1].seq;
+      b.onclick = function () { b.disabled = true; onDone(through); };
+      node.appendChild(b);
+    }
+  }
+
+  /* The host's undo question with what it takes back (GET /api/games/<id>/undo): the Pi's moves since the person's
+     action each as "Taken back too: … take the red 7 off C05"; `go` when the host confirms. */
+  function askUndo(view, gameId, go) {
+    M.api("GET", "/api/games/" + encodeURIComponent(gameId) + "/undo").then(function (res) {
+      var text = G.undoQuestion(view);
+      var acts = res.ok && res.data ? res.data.actions || [] : [];
+      acts.slice(1).forEach(function (a) {
+        text += "\n" + M.cap(a.kind === "bid" ? tr("undone_also", { player: who(view, a.color), value: a.value, nb: a.neighborhood, color: term(a.color) })
+                                               : tr("undone_also_pass", { player: who(view, a.color) }));
+      });
+      if (window.confirm(text)) go();
+    });
+  }
+
+  return { lines: lines, render: render, askUndo: askUndo };
+})();
