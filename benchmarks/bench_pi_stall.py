@@ -35,7 +35,7 @@ def stranger(server, address: str, level: str, stop: threading.Event, counts: di
         if len(games) < 50:
             me = Phone(server, source=address)
             try:
-                gid = create_game(me, ("blue", "red", "white", "gray"), mode="expert")
+                gid = create_game(me, ("blue", "red", "white", "gray"), mode="expert", pace="timer")
             except AssertionError:
                 counts["create_refused"] += 1
                 time.sleep(0.5)
@@ -58,7 +58,7 @@ def stranger(server, address: str, level: str, stop: threading.Event, counts: di
 
 def honest(server, seconds: float, level: str) -> list[float]:
     ann, bea = Phone(server, source="127.0.0.11"), Phone(server, source="127.0.0.12")
-    gid = create_game(ann, ("blue", "red", "white"), mode="expert")
+    gid = create_game(ann, ("blue", "red", "white"), mode="expert", pace="timer")
     ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"})
     bea.post(f"/api/games/{gid}/seats/red", {"name": "Bea"})
     ann.post(f"/api/games/{gid}/seats/white/pi", {"level": level})

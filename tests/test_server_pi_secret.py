@@ -43,7 +43,7 @@ def play(server, phone, mode: str, level: str, seed: int) -> tuple[str, list[dic
     captured messages and the game. Three seats, so each Pi guesses two hidden hands: its moves depend on its seed
     as a table's would."""
     ann = phone(server)
-    gid = create_game(ann, ("blue", "red", "white"), mode=mode, seed=seed)
+    gid = create_game(ann, ("blue", "red", "white"), mode=mode, seed=seed, pace="timer")
     assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
     for color in ("red", "white"):
         assert ann.post(f"/api/games/{gid}/seats/{color}/pi", {"level": level}).status == 200
@@ -139,7 +139,7 @@ def test_the_secret_stays_in_the_database_and_a_restart_thinks_the_same_moves(st
     db = tmp_path / "restart.sqlite3"
     first = start_server(env=PI_ENV, db=db)
     ann = phone(first)
-    gid = create_game(ann, ("blue", "red"), mode="expert", seed=5)
+    gid = create_game(ann, ("blue", "red"), mode="expert", seed=5, pace="timer")
     assert ann.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
     assert ann.post(f"/api/games/{gid}/seats/red/pi", {"level": "strong"}).status == 200
     view = ann.post(f"/api/games/{gid}/start").json
@@ -233,7 +233,7 @@ FULL = {"en": "This device already hosts as many games being played as it may",
 
 
 def started_pi_game(host: Phone) -> tuple[str, object]:
-    gid = create_game(host, ("blue", "red"), mode="expert", seed=3)
+    gid = create_game(host, ("blue", "red"), mode="expert", seed=3, pace="timer")
     assert host.post(f"/api/games/{gid}/seats/blue", {"name": "Ann"}).status == 200
     assert host.post(f"/api/games/{gid}/seats/red/pi", {"level": "easy"}).status == 200
     return gid, host.post(f"/api/games/{gid}/start")
@@ -283,7 +283,7 @@ def test_the_pi_thinks_first_for_the_table_screens_game_then_games_people_follow
     hosts, gids = [], []
     for i in range(4):
         host = phone(server)
-        gid = create_game(host, ("red", "blue"), mode="family", seed=i)   # the Pi (red) starts
+        gid = create_game(host, ("red", "blue"), mode="family", seed=i, pace="timer")   # the Pi (red) starts
         assert host.post(f"/api/games/{gid}/seats/blue", {"name": f"P{i}"}).status == 200
         assert host.post(f"/api/games/{gid}/seats/red/pi", {"level": "easy"}).status == 200
         assert host.post(f"/api/games/{gid}/start").status == 200

@@ -28,7 +28,8 @@ def server(tmp_path_factory):
 def hints_game(server, phone, hints=True):
     """Blue (the host) and red, each on a phone, in a game created with hints allowed (or not)."""
     blue, red = phone(server), phone(server)
-    body = {"mode": "family", "players": ["blue", "red"], "removed_districts": ["north", "east"], "seed": 5}
+    body = {"mode": "family", "players": ["blue", "red"], "removed_districts": ["north", "east"], "seed": 5,
+            "pace": "timer"}   # a Pi seat plays on by itself (the board's pace is tests/test_server_pace.py's)
     if hints is not None:
         body["hints"] = hints
     r = blue.post("/api/games", body)
