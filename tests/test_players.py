@@ -205,3 +205,37 @@ def test_an_unknown_level_is_refused():
     state = positions(1, seed=5, players=2)[0]
     with pytest.raises(ValueError, match="not a level"):
         play(hide(state, state.to_act_color), state.to_act_color, "genius", random.Random(0))
+
+
+# --- appraise: what strong's candidates are worth, for the review and the hints ----------------------------------
+
+def test_appraise_argmax_is_strongs_move_legal_deterministic_and_blind_to_the_others_cards():
+    from companion.players import appraise
+    checked = 0
+    for i, state in enumerate(positions(10, seed=41)):
+        color = state.to_act_color
+        seen = hide(state, color)
+        legal = legal_actions(state, BOARD)
+        first = next(iter(legal))                      # a move strong may never weigh: the review asks for it
+        values = appraise(seen, color, random.Random(i), include=[first])
+        assert first in values and all(a in legal for a in values)
+        assert all(isinstance(v, float) for v in values.values())
+        best = max(values, key=values.get)
+        plain = appraise(seen, color, random.Random(i))
+        assert max(plain, key=plain.get) == play(seen, color, "strong", random.Random(i)), i
+        assert appraise(seen, color, random.Random(i), include=[first]) == values      # deterministic
+        for cards in other_hands(state, color):                                         # reads no hidden card
+            assert appraise(with_other_cards(state, color, cards), color, random.Random(i), include=[first]) == values
+        checked += best in legal
+    assert checked == 10
+
+
+def test_appraise_refuses_an_illegal_include_and_a_seat_not_to_act():
+    from companion.players import appraise
+    state = positions(1, seed=5, players=2)[0]
+    color = state.to_act_color
+    with pytest.raises(ValueError, match="not legal"):
+        appraise(hide(state, color), color, random.Random(0), include=[Bid(color, "C01", 99)])
+    other = next(c for c in state.colors if c != color)
+    with pytest.raises(ValueError, match="not to act"):
+        appraise(hide(state, other), other, random.Random(0))

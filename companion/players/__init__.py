@@ -10,6 +10,7 @@ from typing import Callable
 from companion.game import State, legal_actions
 from companion.game.state import Action
 
+from .appraise import appraise
 from .greedy import easy, greedy
 from .search import normal, strong
 
