@@ -79,6 +79,9 @@ def cmd_tournament(args) -> int:
             totals[e] += players[color]["total"]
             wins[e] += color in result.scores["winners"]
             illegal[e] += result.illegal[seat]
+        if args.progress:                                  # one line a game, for a long run watched as it goes
+            with open(args.progress, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"game": g, "wins": wins, "illegal": illegal}) + "\n")
     seats = []
     for e in range(n):
         ms = sorted(t * 1000 for t in times[e]) or [0.0]
@@ -108,9 +111,10 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tournament", help="play seeded games between the players' levels and print the results as JSON")
     t.add_argument("--players", type=int, required=True, help="2 to 4")
     t.add_argument("--mode", choices=("family", "expert"), required=True)
-    t.add_argument("--seats", required=True, help="levels, comma-separated, one per player: random,greedy,easy,normal,strong")
+    t.add_argument("--seats", required=True, help="levels, comma-separated, one per player: random,greedy,easy,normal,strong,mc,strong0")
     t.add_argument("--games", type=int, required=True)
     t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--progress", default=None, help="a file to append one JSON line to after each game")
     t.set_defaults(func=cmd_tournament)
     v = sub.add_parser("serve", help="run the table server")
     v.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")

@@ -12,9 +12,11 @@ from companion.game.state import Action
 
 from .appraise import appraise
 from .greedy import easy, greedy
-from .search import normal, strong
+from .montecarlo import mc, strong
+from .search import normal
+from .search import strong as strong0
 
-LEVELS = ("random", "greedy", "easy", "normal", "strong")
+LEVELS = ("random", "greedy", "easy", "normal", "strong", "mc", "strong0")
 PI_LEVELS = ("easy", "normal", "strong")   # what a host may choose in the lobby
 
 
@@ -26,6 +28,7 @@ def _random(seen: State, color: str, rng: random.Random) -> Action:
 _PLAYERS: dict[str, Callable[[State, str, random.Random], Action]] = {
     "random": _random, "greedy": greedy, "easy": easy,
     "normal": normal, "strong": strong,
+    "mc": mc, "strong0": strong0,   # tournament levels: the Monte Carlo baseline and the strong of issue 32, frozen
 }
 
 

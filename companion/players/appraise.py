@@ -13,7 +13,7 @@ from typing import Iterable
 from companion.game import State, legal_actions
 from companion.game.state import Action
 
-from . import search
+from . import montecarlo
 
 
 def appraise(seen: State, color: str, rng: random.Random, include: Iterable[Action] = ()) -> dict[Action, float]:
@@ -25,4 +25,6 @@ def appraise(seen: State, color: str, rng: random.Random, include: Iterable[Acti
     for a in include:
         if a not in legal:
             raise ValueError(f"{a!r} is not legal here")
-    return search.appraise_strong(seen, color, rng, include)
+    if len(legal) == 1 and not include:
+        return {next(iter(legal)): 0.0}                # strong plays it without a search
+    return montecarlo.weigh_strong(seen, color, rng, include=include)

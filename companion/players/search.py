@@ -378,10 +378,3 @@ def strong(seen: State, color: str, rng: random.Random) -> Action:
 def normal(seen: State, color: str, rng: random.Random) -> Action:
     return decide(seen, color, rng, NORMAL)
 
-
-def appraise_strong(seen: State, color: str, rng: random.Random, include=()) -> dict:
-    """strong's weighing as {action: value}; a single legal action is strong's move without a search."""
-    legal = legal_actions(seen, load_board())
-    if len(legal) == 1 and not include:
-        return {next(iter(legal)): 0.0}
-    return dict(weigh(seen, color, rng, STRONG, include))
