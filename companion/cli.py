@@ -44,11 +44,11 @@ def cmd_tournament(args) -> int:
     import statistics
     import time
 
-    from companion.players import LEVELS, play
+    from companion.players import LEVELS, budgeted, play
     from companion.players.match import play_game
 
     levels = [s.strip() for s in args.seats.split(",")]
-    for what, bad in (("level", [l for l in levels if l not in LEVELS]),):
+    for what, bad in (("level", [l for l in levels if l not in LEVELS and not budgeted(l)]),):
         if bad:
             print(f"tournament: {bad[0]!r} is not a {what}; levels: {', '.join(LEVELS)}", file=sys.stderr)
             return 2
@@ -111,7 +111,8 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tournament", help="play seeded games between the players' levels and print the results as JSON")
     t.add_argument("--players", type=int, required=True, help="2 to 4")
     t.add_argument("--mode", choices=("family", "expert"), required=True)
-    t.add_argument("--seats", required=True, help="levels, comma-separated, one per player: random,greedy,easy,normal,strong,mc,strong0")
+    t.add_argument("--seats", required=True, help="levels, comma-separated, one per player: random,greedy,easy,normal,strong,mc,strong0; "
+                   "mc@N or strong@N with N playouts a decision")
     t.add_argument("--games", type=int, required=True)
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--progress", default=None, help="a file to append one JSON line to after each game")

@@ -31,11 +31,11 @@ def tournament(*args: str) -> dict:
 
 
 @pytest.mark.parametrize("players,mode,seats,games", [
-    (2, "expert", "strong,greedy", 4),
+    (2, "expert", "strong@24,greedy", 2),
     (3, "family", "easy,normal,random", 6),
-    (4, "expert", "strong,easy,normal,greedy", 4),
-    (2, "family", "mc,strong0", 2),
-    (3, "expert", "strong,mc,strong0", 1),
+    (4, "expert", "strong@16,easy,normal,greedy", 2),
+    (2, "family", "mc@24,strong0", 2),
+    (3, "expert", "strong@16,mc@16,strong0", 1),
 ])
 def test_tournament_prints_one_json_object_with_no_illegal_action(players, mode, seats, games):
     out = tournament("--players", str(players), "--mode", mode, "--seats", seats, "--games", str(games), "--seed", "3")
@@ -180,8 +180,8 @@ def other_hands(state, color):
     return deals
 
 
-# The Monte Carlo levels spend about 0.2 s of CPU a decision: fewer positions keep the file quick.
-PLAYED_OUT = {"strong": 8, "mc": 8}
+# The Monte Carlo levels spend about 0.2 s of CPU a decision: here with 40 playouts (the same code) to stay quick.
+PLAYED_OUT = {"strong": "strong@40", "mc": "mc@40"}
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -189,7 +189,7 @@ def test_the_same_position_with_the_others_cards_exchanged_gives_the_same_move(l
     # Issue 32: "the same position with the other seats' secret cards exchanged gives the same move". The players
     # are handed the cards in the clear here on purpose: a player that read them would move differently.
     differed = 0
-    count = PLAYED_OUT.get(level, 24)
+    count, level = 24, PLAYED_OUT.get(level, level)
     for i, state in enumerate(positions(count, seed=33)):
         color = state.to_act_color
         moves = {play(hide(state, color), color, level, random.Random(i))}
@@ -197,7 +197,7 @@ def test_the_same_position_with_the_others_cards_exchanged_gives_the_same_move(l
             moves.add(play(with_other_cards(state, color, cards), color, level, random.Random(i)))
         assert len(moves) == 1, (level, i, moves)
         differed += len(other_hands(state, color)) > 1
-    assert differed >= count * 5 // 6
+    assert differed >= 20
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -219,7 +219,7 @@ def test_an_unknown_level_is_refused():
 def test_appraise_argmax_is_strongs_move_legal_deterministic_and_blind_to_the_others_cards():
     from companion.players import appraise
     checked = 0
-    for i, state in enumerate(positions(10, seed=41)):
+    for i, state in enumerate(positions(3, seed=41)):
         color = state.to_act_color
         seen = hide(state, color)
         legal = legal_actions(state, BOARD)
@@ -234,7 +234,7 @@ def test_appraise_argmax_is_strongs_move_legal_deterministic_and_blind_to_the_ot
         for cards in other_hands(state, color):                                         # reads no hidden card
             assert appraise(with_other_cards(state, color, cards), color, random.Random(i), include=[first]) == values
         checked += best in legal
-    assert checked == 10
+    assert checked == 3
 
 
 def test_appraise_refuses_an_illegal_include_and_a_seat_not_to_act():
@@ -256,7 +256,7 @@ def test_the_fast_playout_keeps_the_rules_and_scores_as_game_scoring_does():
     # equal the playout's; at the end Sim.final and Sim.winners must equal scoring.score.
     from companion.players.fast import Sim
     rng = random.Random(17)
-    for g in range(60):
+    for g in range(30):
         setup = random_setup(rng.choice((2, 3, 4)), rng.choice(("family", "expert")), rng)
         state = new_game(setup)
         cards = [(s.area, s.neighborhood) for s in setup.seats]

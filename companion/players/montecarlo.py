@@ -188,3 +188,17 @@ def strong(seen: State, color: str, rng: random.Random) -> Action:
     if len(legal) == 1:
         return next(iter(legal))
     return _best(weigh_strong(seen, color, rng))
+
+
+def with_playouts(level: str, playouts: int):
+    """mc or strong with another playout budget (the rest of its budget unchanged)."""
+    base = MC if level == "mc" else STRONG
+    budget = Budget(playouts, base.worlds, base.keep, base.potential, base.win, base.eps, base.halving)
+    weigh = weigh_mc if level == "mc" else weigh_strong
+
+    def player(seen: State, color: str, rng: random.Random) -> Action:
+        legal = legal_actions(seen, load_board())
+        if len(legal) == 1:
+            return next(iter(legal))
+        return _best(weigh(seen, color, rng, budget))
+    return player
