@@ -41,7 +41,6 @@ def cmd_score(args) -> int:
 
 def cmd_tournament(args) -> int:
     """Play seeded games between levels, seats rotated; print one JSON object (issue 32's shape)."""
-    import statistics
     import time
 
     from companion.players import LEVELS, budgeted, play
@@ -79,21 +78,29 @@ def cmd_tournament(args) -> int:
             totals[e] += players[color]["total"]
             wins[e] += color in result.scores["winners"]
             illegal[e] += result.illegal[seat]
-        if args.progress:                                  # one line a game, for a long run watched as it goes
+        if args.progress:          # the summary so far after each game, for a long run watched as it goes
             with open(args.progress, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"game": g, "wins": wins, "illegal": illegal}) + "\n")
-    seats = []
-    for e in range(n):
-        ms = sorted(t * 1000 for t in times[e]) or [0.0]
-        seats.append({
-            "level": levels[e], "wins": wins[e], "win_rate": round(wins[e] / args.games, 4),
-            "mean_score": round(totals[e] / args.games, 3), "illegal": illegal[e],
-            "decision_ms": {"median": round(statistics.median(ms), 3),
-                            "p99": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 3)},
-        })
+                f.write(json.dumps(_summary(levels, g + 1, wins, totals, illegal, times)) + "\n")
+    seats = _summary(levels, args.games, wins, totals, illegal, times)["seats"]
     json.dump({"games": args.games, "seats": seats}, sys.stdout)
     sys.stdout.write("\n")
     return 0
+
+
+def _summary(levels, games, wins, totals, illegal, times) -> dict:
+    """The tournament's JSON after `games` games: per entry of --seats, wins, mean score, illegal, decision CPU."""
+    import statistics
+
+    seats = []
+    for e in range(len(levels)):
+        ms = sorted(t * 1000 for t in times[e]) or [0.0]
+        seats.append({
+            "level": levels[e], "wins": wins[e], "win_rate": round(wins[e] / games, 4),
+            "mean_score": round(totals[e] / games, 3), "illegal": illegal[e],
+            "decision_ms": {"median": round(statistics.median(ms), 3),
+                            "p99": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 3)},
+        })
+    return {"games": games, "seats": seats}
 
 
 def cmd_serve(args) -> int:
