@@ -41,14 +41,13 @@ def cmd_score(args) -> int:
 
 def cmd_tournament(args) -> int:
     """Play seeded games between levels, seats rotated; print one JSON object (issue 32's shape)."""
-    import statistics
     import time
 
-    from companion.players import LEVELS, play
+    from companion.players import LEVELS, budgeted, play
     from companion.players.match import play_game
 
     levels = [s.strip() for s in args.seats.split(",")]
-    for what, bad in (("level", [l for l in levels if l not in LEVELS]),):
+    for what, bad in (("level", [l for l in levels if l not in LEVELS and not budgeted(l)]),):
         if bad:
             print(f"tournament: {bad[0]!r} is not a {what}; levels: {', '.join(LEVELS)}", file=sys.stderr)
             return 2
@@ -79,18 +78,29 @@ def cmd_tournament(args) -> int:
             totals[e] += players[color]["total"]
             wins[e] += color in result.scores["winners"]
             illegal[e] += result.illegal[seat]
-    seats = []
-    for e in range(n):
-        ms = sorted(t * 1000 for t in times[e]) or [0.0]
-        seats.append({
-            "level": levels[e], "wins": wins[e], "win_rate": round(wins[e] / args.games, 4),
-            "mean_score": round(totals[e] / args.games, 3), "illegal": illegal[e],
-            "decision_ms": {"median": round(statistics.median(ms), 3),
-                            "p99": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 3)},
-        })
+        if args.progress:          # the summary so far after each game, for a long run watched as it goes
+            with open(args.progress, "a", encoding="utf-8") as f:
+                f.write(json.dumps(_summary(levels, g + 1, wins, totals, illegal, times)) + "\n")
+    seats = _summary(levels, args.games, wins, totals, illegal, times)["seats"]
     json.dump({"games": args.games, "seats": seats}, sys.stdout)
     sys.stdout.write("\n")
     return 0
+
+
+def _summary(levels, games, wins, totals, illegal, times) -> dict:
+    """The tournament's JSON after `games` games: per entry of --seats, wins, mean score, illegal, decision CPU."""
+    import statistics
+
+    seats = []
+    for e in range(len(levels)):
+        ms = sorted(t * 1000 for t in times[e]) or [0.0]
+        seats.append({
+            "level": levels[e], "wins": wins[e], "win_rate": round(wins[e] / games, 4),
+            "mean_score": round(totals[e] / games, 3), "illegal": illegal[e],
+            "decision_ms": {"median": round(statistics.median(ms), 3),
+                            "p99": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 3)},
+        })
+    return {"games": games, "seats": seats}
 
 
 def cmd_serve(args) -> int:
@@ -108,9 +118,11 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tournament", help="play seeded games between the players' levels and print the results as JSON")
     t.add_argument("--players", type=int, required=True, help="2 to 4")
     t.add_argument("--mode", choices=("family", "expert"), required=True)
-    t.add_argument("--seats", required=True, help="levels, comma-separated, one per player: random,greedy,easy,normal,strong")
+    t.add_argument("--seats", required=True, help="levels, comma-separated, one per player: random,greedy,easy,normal,strong,mc,strong0; "
+                   "mc@N or strong@N with N playouts a decision")
     t.add_argument("--games", type=int, required=True)
     t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--progress", default=None, help="a file to append one JSON line to after each game")
     t.set_defaults(func=cmd_tournament)
     v = sub.add_parser(
         "serve", help="run the table server",

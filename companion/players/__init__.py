@@ -12,9 +12,12 @@ from companion.game.state import Action
 
 from .appraise import appraise
 from .greedy import easy, greedy
-from .search import normal, strong
+from . import montecarlo
+from .montecarlo import mc, strong
+from .search import normal
+from .search import strong as strong0
 
-LEVELS = ("random", "greedy", "easy", "normal", "strong")
+LEVELS = ("random", "greedy", "easy", "normal", "strong", "mc", "strong0")
 PI_LEVELS = ("easy", "normal", "strong")   # what a host may choose in the lobby
 
 
@@ -26,6 +29,7 @@ def _random(seen: State, color: str, rng: random.Random) -> Action:
 _PLAYERS: dict[str, Callable[[State, str, random.Random], Action]] = {
     "random": _random, "greedy": greedy, "easy": easy,
     "normal": normal, "strong": strong,
+    "mc": mc, "strong0": strong0,   # tournament levels: the Monte Carlo baseline and the strong of issue 32, frozen
 }
 
 
@@ -33,6 +37,16 @@ def play(seen: State, color: str, level: str, rng: random.Random) -> Action:
     """`color`'s decision at `level`, from `seen`: the state with every other seat's secret cards hidden."""
     if seen.to_act_color != color:
         raise ValueError(f"{color} is not to act")
-    if level not in _PLAYERS:
+    if level not in _PLAYERS and not budgeted(level):
         raise ValueError(f"{level!r} is not a level: {', '.join(LEVELS)}")
-    return _PLAYERS[level](seen, color, rng)
+    if level in _PLAYERS:
+        return _PLAYERS[level](seen, color, rng)
+    base, playouts = level.split("@")
+    return montecarlo.with_playouts(base, int(playouts))(seen, color, rng)
+
+
+def budgeted(level: str) -> bool:
+    """A Monte Carlo level with its playouts a decision named, "mc@400" or "strong@24": the tournament's way to
+    give two levels the same CPU, or the tests a quick game."""
+    base, at, n = level.partition("@")
+    return bool(at) and base in ("mc", "strong") and n.isdigit() and 0 < int(n) <= 100000

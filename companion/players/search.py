@@ -328,24 +328,21 @@ def _root_actions(seen: State, me: int, table: _Table, world: _World, style: Sty
     return out
 
 
-def decide(seen: State, color: str, rng: random.Random, style: Style) -> Action:
-    """The action with the best mean utility over the worlds drawn."""
+def weigh(seen: State, color: str, rng: random.Random, style: Style, include=()) -> list:
+    """[(action, mean utility over the worlds)] for the decisions looked at, then each of `include` not among them."""
     board = load_board()
-    legal = legal_actions(seen, board)
-    if style.slip and rng.random() < style.slip:
-        return rng.choice(list(legal))
-    if len(legal) == 1:
-        return next(iter(legal))
     me = seen.seat(color)
     table = _Table(seen, board)
     worlds = [_World(table, _guess_cards(seen, me, table, rng), style) for _ in range(style.worlds)]
     actions = _root_actions(seen, me, table, worlds[0], style)
+    budget = max(style.nodes // max(len(actions), 1), 4)   # the same effort for every decision looked at
+    actions += [a for a in dict.fromkeys(include) if a not in actions]
     totals = [0.0] * len(actions)
     taken0 = frozenset(b.neighborhood for b in seen.call)
     for world in worlds:
         search = _Search(world, style)
         for a, action in enumerate(actions):
-            search.left = max(style.nodes // len(actions), 4)   # the same effort for every decision looked at
+            search.left = budget
             hands = list(seen.hands)
             if isinstance(action, Pass):
                 if not seen.call:
@@ -358,8 +355,20 @@ def decide(seen: State, color: str, rng: random.Random, style: Style) -> Action:
                 vals = search.after(hands, taken0 | {action.neighborhood}, seen.passed,
                                     (me, action.neighborhood, action.value), me, style.depth)
             totals[a] += search.utility(vals, me)
-    best = max(range(len(actions)), key=lambda a: (totals[a], -a))
-    return actions[best]
+    return [(action, totals[a] / len(worlds)) for a, action in enumerate(actions)]
+
+
+def decide(seen: State, color: str, rng: random.Random, style: Style) -> Action:
+    """The action with the best mean utility over the worlds drawn."""
+    board = load_board()
+    legal = legal_actions(seen, board)
+    if style.slip and rng.random() < style.slip:
+        return rng.choice(list(legal))
+    if len(legal) == 1:
+        return next(iter(legal))
+    weighed = weigh(seen, color, rng, style)
+    best = max(range(len(weighed)), key=lambda a: (weighed[a][1], -a))
+    return weighed[best][0]
 
 
 def strong(seen: State, color: str, rng: random.Random) -> Action:
@@ -368,3 +377,4 @@ def strong(seen: State, color: str, rng: random.Random) -> Action:
 
 def normal(seen: State, color: str, rng: random.Random) -> Action:
     return decide(seen, color, rng, NORMAL)
+
