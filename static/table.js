@@ -159,10 +159,22 @@
     M.show(ol.parentNode, true);
     while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
     M.show(ol.parentNode, !!ol.lastChild);
+    notesFit(side);
     if (view.phase === "lobby" && side.scrollHeight > side.clientHeight + 1) M.show($("layout"), false);
     if ($("callover").classList.contains("docked")) shrink($("callover"), 0.6, true, side);
     else shrink($("callover"), 0.5, true);
     if (view.phase === "finished") fitEnd();
+  }
+  /* A lost phone's notices (offline seats, the host claim's and the seat asks' codes) take the room they need; when
+     the column is full the join codes and the ask's repeated title give way while a phone is gone, then the notices
+     grow smaller together, to 60 % at most:
+     every player's hand stays whole in the column; every code keeps the size of the others (all in em of the notices). */
+  function notesFit(side) {
+    var f = 1, over = function () { return side.scrollHeight > side.clientHeight + 1; };
+    side.style.setProperty("--nf", "1");
+    side.classList.remove("tight");
+    if (over() && $("offline").firstChild) side.classList.add("tight");   // the join codes give way to a lost phone's
+    while (over() && f > 0.6) { f *= 0.95; side.style.setProperty("--nf", String(f)); }
   }
   /* The end fits the screen: names and card titles shrink to keep whole words, then the cards' meanings go, then type. */
   function fitEnd() {
@@ -383,8 +395,9 @@
     // Every claim for the host role, each with its own code (on the Pi's own screen only).
     var claims = view.host_claim_codes || {}, box = $("claim-code");
     box.textContent = "";
-    Object.keys(claims).forEach(function (c) {
-      box.appendChild(el("p", "", tr("table_claim_code", { color: M.cap(M.term(c)), code: claims[c] })));
+    Object.keys(claims).forEach(function (c) {   // the code as large as a seat's (a phone types it from a chair)
+      var line = box.appendChild(el("p", "", tr("table_claim_code", { color: M.cap(M.term(c)), code: "" }).trim() + " "));
+      line.appendChild(el("span", "code big", claims[c]));
     });
     M.show(box, Object.keys(claims).length > 0);
   }
@@ -465,7 +478,8 @@
       var code = res.ok && res.data && res.data.code;
       M.show($("display-code"), !!code);
       M.show($("display-ask"), !code);
-      $("display-code").textContent = code ? M.tr("display_code_is", { code: code }) : "";
+      $("display-code").textContent = code ? M.tr("display_code_is", { code: "" }).trim() + " " : "";
+      if (code) $("display-code").appendChild(el("span", "code big", code));
       if (code) setTimeout(function () { $("display-code").textContent = ""; M.show($("display-code"), false); M.show($("display-ask"), kiosk); }, 120000);
     });
   };
