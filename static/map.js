@@ -120,7 +120,7 @@ var BoardMap = (function () {
       else if (near.length > 1) ask(near);
     });
   };
-  /* The shapes a tap at this point of the screen may mean: see onTap. In name order when more than one. */
+  /* The shapes a tap at this point of the screen may mean (see onTap), nearest first. */
   Map.prototype.nearest = function (cx, cy, legal) {
     var m = this.svg.getScreenCTM();
     if (!m) return [];
@@ -141,8 +141,7 @@ var BoardMap = (function () {
       if (!ok.length) return found.length ? [found[0][1]] : [];
       found = ok;
     }
-    return found.filter(function (f) { return f[0] - found[0][0] <= TIE_PX / unit; })
-      .map(function (f) { return f[1]; }).sort();
+    return found.filter(function (f) { return f[0] - found[0][0] <= TIE_PX / unit; }).map(function (f) { return f[1]; });
   };
   /* A shape's outline ("M x,y L x,y ... Z", one or more rings) as rings of [x, y]. */
   function rings(d) {

@@ -393,7 +393,7 @@
   map.onTap(tapped, function (nbs) {
     if (!myTurn()) { tapped(nbs[0], map.hoods[nbs[0]]); return; }
     picked = null; value = null;
-    which(nbs);
+    which(nbs.slice().sort());   // in name order: the same buttons whatever the last digit of a distance
     render();
   }, function () { return myTurn() && online ? view.legal.neighborhoods || {} : null; });
   function tapped(nb, hood) {
