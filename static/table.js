@@ -49,8 +49,9 @@
     var left = node.appendChild(el("div", "tallycol")), right = node.appendChild(el("div", "aftercol"));
     var tbl = left.appendChild(el("table", "scores tv")), head = tbl.appendChild(el("thead")).appendChild(el("tr"));
     head.appendChild(el("th", "rowh"));
+    var won = function (c) { return (sc.winners || []).indexOf(c) >= 0 ? " wcol" : ""; };   // the winner's column, marked
     colors.forEach(function (c) {
-      var th = el("th", "pcol c-edge-" + c);
+      var th = el("th", "pcol c-edge-" + c + won(c));
       th.appendChild(M.chip(c));
       th.appendChild(el("div", "pn", name(view, c)));
       head.appendChild(th);
@@ -62,7 +63,7 @@
       r.appendChild(el("th", "rowh", tr("row_" + key)));
       colors.forEach(function (c) {
         var v = ((sc.players[c] || {}).breakdown || {})[key] || 0;
-        var td = el("td", "num" + (v < 0 ? " neg" : ""), (v > 0 ? "+" : "") + v), note = M.detailNote(view, c, key);
+        var td = el("td", "num" + (v < 0 ? " neg" : "") + won(c), (v > 0 ? "+" : "") + v), note = M.detailNote(view, c, key);
         if (note) td.appendChild(el("div", "note", note));
         r.appendChild(td);
       });
@@ -77,7 +78,7 @@
       r.appendChild(el("th", "rowh", tr("row_" + key)));
       colors.forEach(function (c) {
         var p = sc.players[c] || {};
-        r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : ""), key === "total" ? p.total : p.buildings));
+        r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : "") + won(c), key === "total" ? p.total : p.buildings));
       });
       lines.push(body.appendChild(r));
     });
@@ -96,8 +97,10 @@
     });
     if (around[1]) names.appendChild(el("span", "wlabel", around[1]));
     win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
-    lines.push(right.appendChild(win));
-    lines.push(right.appendChild(secrets(view, colors)));
+    right.appendChild(win);
+    // The secret cards first: the right half is never blank while the tally counts up; the winner after the tally.
+    lines.unshift(right.appendChild(secrets(view, colors)));
+    lines.splice(lines.length, 0, win);
     right.appendChild(box);
     box.classList.add("line");
     box.setAttribute("data-line", "tonight");

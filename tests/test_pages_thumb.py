@@ -365,6 +365,7 @@ def overlays(p, server, first: dict) -> dict:
     p.click_at(x, y)
     p.wait(WHICH)
     seen["ask"] = [pt[1], pt[2], p.js(WHICH)]
+    shot(p, "phone-turn-which-390x844")
     assert p.js(WHICH) == pt[3] and p.js(OPEN) == ["which"], (p.name, pt, p.js(WHICH), p.js(OPEN))
     # With the chooser open, a tap on a shape on the map: one sheet, that shape's.
     other = sorted(set(legal) - set(pt[3]), key=lambda nb: p.js(HITS, *p.js(SITE_OF, nb)) != nb)[0]
@@ -396,6 +397,7 @@ def overlays(p, server, first: dict) -> dict:
     p.click_at(cx, cy)
     p.wait(TOAST)
     toast = p.js(RECT, "#tapmsg")
+    shot(p, "phone-turn-refusal-390x844")
     assert not any(meets(toast, d) for d in dock), (p.name, "the refusal covers the dock", toast, dock)
     # ... and goes at the next tap: beside an illegal shape, nearer to it than to a legal one, the legal one picked.
     pt, (x, y) = free(clear, "clear")
