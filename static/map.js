@@ -105,45 +105,66 @@ var BoardMap = (function () {
     }
   };
 
-  /* A tap on a shape, its halo or its tag picks it. A tap on the street or water beside it picks the nearest shape
-     within a finger's reach; when two shapes are about as near, both are offered (asked, never guessed). */
+  /* A tap on a shape, its halo or its tag picks it. A tap on the street or water beside it goes to the shapes within a
+     finger's reach: with `legal` (this phone's turn), to the legal ones only; one of them is picked, two about as near
+     are both offered (asked, never guessed); none legal near, the nearest shape takes the tap (and says why not).
+     Distances are exact, in map units, to each outline's segments: every engine finds the same shapes. */
   var REACH_PX = 24, TIE_PX = 10;
-  Map.prototype.onTap = function (cb, ask) {
+  Map.prototype.onTap = function (cb, ask, legal) {
     var self = this;
     this.svg.addEventListener("click", function (ev) {
       var g = ev.target.closest ? ev.target.closest("[data-nb]") : null;
       if (g && self.hoods[g.getAttribute("data-nb")]) { cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]); return; }
-      var near = self.nearest(ev.clientX, ev.clientY);
+      var near = self.nearest(ev.clientX, ev.clientY, legal ? legal() : null);
       if (near.length === 1 || (near.length > 1 && !ask)) cb(near[0], self.hoods[near[0]]);
       else if (near.length > 1) ask(near);
     });
   };
-  /* The shapes within reach of a point on the screen, nearest first, cut after the first when it is clearly nearest. */
-  Map.prototype.nearest = function (cx, cy) {
+  /* The shapes a tap at this point of the screen may mean (see onTap), nearest first. */
+  Map.prototype.nearest = function (cx, cy, legal) {
     var m = this.svg.getScreenCTM();
     if (!m) return [];
     var pt = this.svg.createSVGPoint();
     pt.x = cx; pt.y = cy;
     var p = pt.matrixTransform(m.inverse()), unit = Math.sqrt(m.a * m.a + m.b * m.b) || 1;
-    var reach = REACH_PX / unit, step = Math.max(1, reach / 12), found = [];
+    var reach = REACH_PX / unit, found = [];
     for (var nb in this.hoods) {
-      if (this.hoods[nb].g.classList.contains("off")) continue;
-      var shape = this.hoods[nb].g.querySelector(".cell");
-      for (var r = 0; r <= reach; r += step) {
-        if (ring(this.svg, shape, p, r)) { found.push([r, nb]); break; }
-      }
+      var h = this.hoods[nb];
+      if (h.g.classList.contains("off")) continue;
+      if (!h.rings) h.rings = rings(h.g.querySelector(".cell").getAttribute("d"));
+      var d = distance(h.rings, p.x, p.y);
+      if (d <= reach) found.push([d, nb]);
     }
-    found.sort(function (a, b) { return a[0] - b[0]; });
+    found.sort(function (a, b) { return a[0] - b[0] || (a[1] < b[1] ? -1 : 1); });
+    if (legal) {
+      var ok = found.filter(function (f) { return legal.hasOwnProperty(f[1]); });
+      if (!ok.length) return found.length ? [found[0][1]] : [];
+      found = ok;
+    }
     return found.filter(function (f) { return f[0] - found[0][0] <= TIE_PX / unit; }).map(function (f) { return f[1]; });
   };
-  function ring(svg, shape, p, r) {
-    var q = svg.createSVGPoint();
-    for (var a = 0; a < 16; a++) {
-      q.x = p.x + r * Math.cos(a * Math.PI / 8); q.y = p.y + r * Math.sin(a * Math.PI / 8);
-      if (shape.isPointInFill(q)) return true;
-      if (r === 0) break;
+  /* A shape's outline ("M x,y L x,y ... Z", one or more rings) as rings of [x, y]. */
+  function rings(d) {
+    var out = [], cur = null, re = /([MLZ])\s*([-\d.eE]+)?[ ,]*([-\d.eE]+)?/gi, t;
+    while ((t = re.exec(d))) {
+      var c = t[1].toUpperCase();
+      if (c === "M") { cur = [[+t[2], +t[3]]]; out.push(cur); }
+      else if (c === "L" && cur) cur.push([+t[2], +t[3]]);
     }
-    return false;
+    return out;
+  }
+  /* From a point to a shape: 0 inside (even-odd), else to the nearest point of its outline. */
+  function distance(rs, x, y) {
+    var best = Infinity, inside = false;
+    rs.forEach(function (r) {
+      for (var i = 0, j = r.length - 1; i < r.length; j = i++) {
+        var a = r[j], b = r[i], dx = b[0] - a[0], dy = b[1] - a[1], l = dx * dx + dy * dy;
+        if ((a[1] > y) !== (b[1] > y) && x < a[0] + (y - a[1]) * dx / dy) inside = !inside;
+        var k = l ? Math.max(0, Math.min(1, ((x - a[0]) * dx + (y - a[1]) * dy) / l)) : 0;
+        best = Math.min(best, Math.hypot(x - a[0] - k * dx, y - a[1] - k * dy));
+      }
+    });
+    return inside ? 0 : best;
   }
 
   /* Each shape takes a tap a few units into the water and street around it: a halo under every shape, the smaller

@@ -322,14 +322,27 @@
     M.show($("cancel"), true);
   }
 
-  /* A refused tap: the rule's sentence at once, near the thumb; nothing is sent. */
+  /* A refused tap: the rule's sentence at once, near the thumb; nothing is sent. It never covers what a thumb needs:
+     right above the open sheet, or above the turn's dock (Whole board, Pass), over the map's edge; and it goes at the
+     next tap, wherever that lands. */
   function toast(text) {
     var n = $("tapmsg");
     n.textContent = text || "";
     M.show(n, !!text);
     clearTimeout(tapTimer);
-    if (text) tapTimer = setTimeout(function () { M.show(n, false); }, 5000);
+    if (text) { placeToast(n); tapTimer = setTimeout(function () { M.show(n, false); }, 5000); }
   }
+  function placeToast(n) {
+    var sheet = [$("which"), $("pick")].filter(function (e) { return !e.hidden; })[0];
+    var dock = sheet || (myTurn() ? $("turn") : null), r = dock && dock.getBoundingClientRect();
+    n.style.top = n.style.bottom = "";
+    if (!r || r.top >= innerHeight || r.bottom <= 0) return;   // nothing docked on the screen: at its bottom (app.css)
+    if (r.top - n.offsetHeight - 6 >= 0) { n.style.top = "auto"; n.style.bottom = (innerHeight - r.top + 6) + "px"; }
+    else { n.style.bottom = "auto"; n.style.top = (r.bottom + 6) + "px"; }
+  }
+  ["pointerdown", "touchstart", "mousedown"].forEach(function (kind) {
+    document.addEventListener(kind, function () { if (!$("tapmsg").hidden) toast(""); }, true);
+  });
 
   /* A first game (the server says so, to this phone only, on its turns until its first bid): what to tap, from the
      call on the board. Turned off on this phone with Hide hints (kept in localStorage: a choice of this device only). */
@@ -378,9 +391,16 @@
     });
   }
 
-  map.onTap(tapped, function (nbs) { if (myTurn()) which(nbs); else tapped(nbs[0], map.hoods[nbs[0]]); });
+  /* One sheet at a time: the chooser replaces the value sheet, and a tap on the map closes the chooser first. */
+  map.onTap(tapped, function (nbs) {
+    if (!myTurn()) { tapped(nbs[0], map.hoods[nbs[0]]); return; }
+    picked = null; value = null;
+    which(nbs.slice().sort());   // in name order: the same buttons whatever the last digit of a distance
+    render();
+  }, function () { return myTurn() && online ? view.legal.neighborhoods || {} : null; });
   function tapped(nb, hood) {
     if (!view) return;
+    which(null);
     var why = G.refusal(view, nb, hood && hood.district);
     if (why) { toast(why); return; }
     if (myTurn() && !online) { toast(tr("offline_turn")); return; }   // answered where the finger is

@@ -54,8 +54,9 @@
     var left = node.appendChild(el("div", "tallycol")), right = node.appendChild(el("div", "aftercol"));
     var tbl = left.appendChild(el("table", "scores tv")), head = tbl.appendChild(el("thead")).appendChild(el("tr"));
     head.appendChild(el("th", "rowh"));
+    var won = function (c) { return (sc.winners || []).indexOf(c) >= 0 ? " wcol" : ""; };   // the winner's column, marked
     colors.forEach(function (c) {
-      var th = el("th", "pcol c-edge-" + c);
+      var th = el("th", "pcol c-edge-" + c + won(c));
       th.appendChild(M.chip(c));
       th.appendChild(el("div", "pn", name(view, c)));
       head.appendChild(th);
@@ -67,7 +68,7 @@
       r.appendChild(el("th", "rowh", tr("row_" + key)));
       colors.forEach(function (c) {
         var v = ((sc.players[c] || {}).breakdown || {})[key] || 0;
-        var td = el("td", "num" + (v < 0 ? " neg" : ""), (v > 0 ? "+" : "") + v), note = M.detailNote(view, c, key);
+        var td = el("td", "num" + (v < 0 ? " neg" : "") + won(c), (v > 0 ? "+" : "") + v), note = M.detailNote(view, c, key);
         if (note) td.appendChild(el("div", "note", note));
         r.appendChild(td);
       });
@@ -82,7 +83,7 @@
       r.appendChild(el("th", "rowh", tr("row_" + key)));
       colors.forEach(function (c) {
         var p = sc.players[c] || {};
-        r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : ""), key === "total" ? p.total : p.buildings));
+        r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : "") + won(c), key === "total" ? p.total : p.buildings));
       });
       lines.push(body.appendChild(r));
     });
@@ -101,8 +102,10 @@
     });
     if (around[1]) names.appendChild(el("span", "wlabel", around[1]));
     win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
-    lines.push(right.appendChild(win));
-    lines.push(right.appendChild(secrets(view, colors)));
+    right.appendChild(win);
+    // The secret cards first: the right half is never blank while the tally counts up; the winner after the tally.
+    lines.unshift(right.appendChild(secrets(view, colors)));
+    lines.splice(lines.length, 0, win);
     if (window.Replay) left.appendChild(Replay.endExtras(view));   // the chart and the awards, once all is revealed
     right.appendChild(box);
     box.classList.add("line");
@@ -191,10 +194,22 @@
     // A side full of notices (a seat moving, asks) fits first: the call box above still shows the whole call.
     while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
     M.show(ol.parentNode, !!ol.lastChild);
+    notesFit(side);
     if (view.phase === "lobby" && side.scrollHeight > side.clientHeight + 1) M.show($("layout"), false);
     if ($("callover").classList.contains("docked")) shrink($("callover"), 0.6, true, side);
     else shrink($("callover"), 0.5, true);
     if (view.phase === "finished") fitEnd();
+  }
+  /* A lost phone's notices (offline seats, the host claim's and the seat asks' codes) take the room they need; when
+     the column is full the join codes and the ask's repeated title give way while a phone is gone, then the notices
+     grow smaller together, to 60 % at most:
+     every player's hand stays whole in the column; every code keeps the size of the others (all in em of the notices). */
+  function notesFit(side) {
+    var f = 1, over = function () { return side.scrollHeight > side.clientHeight + 1; };
+    side.style.setProperty("--nf", "1");
+    side.classList.remove("tight");
+    if (over() && $("offline").firstChild) side.classList.add("tight");   // the join codes give way to a lost phone's
+    while (over() && f > 0.6) { f *= 0.95; side.style.setProperty("--nf", String(f)); }
   }
   /* The end fits the screen: names and card titles shrink to keep whole words, then the cards' meanings go, then type. */
   function fitEnd() {
@@ -419,8 +434,9 @@
     // Every claim for the host role, each with its own code (on the Pi's own screen only).
     var claims = view.host_claim_codes || {}, box = $("claim-code");
     box.textContent = "";
-    Object.keys(claims).forEach(function (c) {
-      box.appendChild(el("p", "", tr("table_claim_code", { color: M.cap(M.term(c)), code: claims[c] })));
+    Object.keys(claims).forEach(function (c) {   // the code as large as a seat's (a phone types it from a chair)
+      var line = box.appendChild(el("p", "", tr("table_claim_code", { color: M.cap(M.term(c)), code: "" }).trim() + " "));
+      line.appendChild(el("span", "code big", claims[c]));
     });
     M.show(box, Object.keys(claims).length > 0);
   }
@@ -501,7 +517,8 @@
       var code = res.ok && res.data && res.data.code;
       M.show($("display-code"), !!code);
       M.show($("display-ask"), !code);
-      $("display-code").textContent = code ? M.tr("display_code_is", { code: code }) : "";
+      $("display-code").textContent = code ? M.tr("display_code_is", { code: "" }).trim() + " " : "";
+      if (code) $("display-code").appendChild(el("span", "code big", code));
       if (code) setTimeout(function () { $("display-code").textContent = ""; M.show($("display-code"), false); M.show($("display-ask"), kiosk); }, 120000);
     });
   };

@@ -67,6 +67,8 @@ def pytest_sessionfinish(session):
         sys.modules["container_helpers"].stop_all()
     if "pages_helpers" in sys.modules:
         sys.modules["pages_helpers"].stop_driver()   # the process's one browser and Playwright driver
+        import shots
+        shots.publish()   # PAGES_SCREENSHOTS=docs/screenshots: the pictures the docs link, copied there
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Optional
 
 import pytest
 
+import shots
 from companion.lang import i18n
 
 CHROMIUM = "/usr/bin/chromium"
@@ -15,8 +15,9 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--
         "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 412, "height": 915}
 TABLE = {"width": 1920, "height": 1080}
-# Set PAGES_SCREENSHOTS=docs/screenshots to refresh the screenshots while the tests run.
-SHOTS = os.environ.get("PAGES_SCREENSHOTS")
+# PAGES_SCREENSHOTS=dir keeps the pages' screenshots in dir; =docs/screenshots refreshes the ones the docs link
+# (every picture goes to the ignored screenshots/ folder, the linked ones are copied to docs/: tests/shots.py).
+SHOTS = shots.folder()
 # A wait looks every 50 ms, not at every animation frame (Playwright's default): a frame-by-frame wait makes the page
 # draw 60 frames a second while it waits, 0.085 s of CPU per second of waiting in one page (measured with cpuacct)
 POLL = 50

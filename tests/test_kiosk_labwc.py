@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import container_helpers as ch
+import shots
 from conftest import FAST
 from server_helpers import LiveServer, Phone, create_game
 from test_deploy import PI_OS_AUTOSTART
@@ -139,8 +140,8 @@ def test_chromium_starts_once_on_the_table_screen_at_login(tmp_path, pi_os_line)
         browsers = desktop.chromiums()
         assert len(browsers) == 1, browsers
         assert f"http://localhost:{server.port}/table" in browsers[0].split(), browsers
-        if os.environ.get("PAGES_SCREENSHOTS"):
-            shutil.copy(shot, Path(os.environ["PAGES_SCREENSHOTS"]) / f"kiosk-labwc-{'pi-os' if pi_os_line else 'plain'}.png")
+        if shots.folder():
+            shutil.copy(shot, Path(shots.folder()) / f"kiosk-labwc-{'pi-os' if pi_os_line else 'plain'}.png")
     finally:
         desktop.close()
         server.kill()

@@ -2,7 +2,7 @@
 phones at once (the host for three colours, a player for their own), the table screen following, the tally shown,
 saved to /history and sent to BG Stats with the same scores; every bad entry refused with its sentence.
 
-PAGES_SCREENSHOTS=docs/screenshots keeps screenshots at 320x568 and 390x844 (and of the table screen)."""
+PAGES_SCREENSHOTS=dir keeps screenshots at 320x568 and 390x844 (and of the table screen)."""
 from __future__ import annotations
 
 import json

@@ -1,6 +1,6 @@
 """The history page, the phone's BG Stats link and the table's standings between games, in real Chromium.
 
-PAGES_SCREENSHOTS=docs/screenshots keeps screenshots at phone (390x844, 320x568) and table (1920x1080,
+PAGES_SCREENSHOTS=dir keeps screenshots at phone (390x844, 320x568) and table (1920x1080,
 1280x720) sizes.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ refuses a secret card entered twice at once, on the entering phone only; a lobby
 card under "Game abandoned"; a 2-player table takes the host role without the table display; the claim sentence
 in en/de/fr; a watcher is offered only "Take a seat with a code".
 
-PAGES_SCREENSHOTS=docs/screenshots keeps screenshots at 320x568 and 390x844 (the score page also at 1280x720)."""
+PAGES_SCREENSHOTS=dir keeps screenshots at 320x568 and 390x844 (the score page also at 1280x720)."""
 from __future__ import annotations
 
 import random
