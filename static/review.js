@@ -18,8 +18,10 @@
   }
 
   function bidText(key, a) { return tr(key + "_bid", { value: a.value, nb: a.bid }); }
-  function line(m) {
-    var you = m.action.pass ? tr("review_you_passed") : bidText("review_you", m.action);
+  function line(m, name) {   // name: the table screen's (each person by name); a phone speaks of its own as "you"
+    var you = name ? (m.action.pass ? tr("review_they_passed", { name: name })
+                      : tr("review_they_bid", { name: name, value: m.action.value, nb: m.action.bid }))
+      : m.action.pass ? tr("review_you_passed") : bidText("review_you", m.action);
     var pi = m.better.pass ? tr("review_pi_passed") : bidText("review_pi", m.better);
     var cost = Math.max(1, Math.round(m.cost));
     return tr("review_line", { call: m.call, you: you, pi: pi, cost: cost });
@@ -35,7 +37,7 @@
   }
 
   /* Drawn for one seat into `box`: the phone's own, or any the table screen is asked to show. */
-  function seatReview(box, view, color, seat) {
+  function seatReview(box, view, color, seat, onTable) {
     var head = el("h3", "");
     head.appendChild(M.chip(color));
     head.appendChild(document.createTextNode(" " + M.who(view, color)));
@@ -45,7 +47,7 @@
     var list = el("ol", "reviewlist");
     seat.marked.forEach(function (m) {
       var li = el("li", "");
-      li.appendChild(el("p", "", line(m)));
+      li.appendChild(el("p", "", line(m, onTable ? M.who(view, color) : null)));
       li.appendChild(bids(m));
       list.appendChild(li);
     });
@@ -100,7 +102,7 @@
     grid.style.gridTemplateColumns = "repeat(auto-fit, minmax(22em, 1fr))";
     Object.keys(review.seats).forEach(function (c) {
       var one = el("div", "reviewseat");
-      seatReview(one, view, c, review.seats[c]);
+      seatReview(one, view, c, review.seats[c], true);
       grid.appendChild(one);
     });
     box.appendChild(grid);

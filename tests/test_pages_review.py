@@ -27,12 +27,17 @@ def server(tmp_path_factory):
     s.kill()
 
 
-def lines(lang: str, seat: dict) -> list[str]:
-    """What the phone must say of each marked decision, from the server's own review and strings."""
+def lines(lang: str, seat: dict, name: str = "") -> list[str]:
+    """What the phone must say of each marked decision, from the server's own review and strings; the table screen
+    names the person (`name`) where the phone says "you"."""
     out = []
     for m in seat["marked"]:
-        you = i18n.t(lang, "review_you_passed") if m["action"].get("pass") else i18n.t(
-            lang, "review_you_bid", value=m["action"]["value"], nb=m["action"]["bid"])
+        if name:
+            you = i18n.t(lang, "review_they_passed", name=name) if m["action"].get("pass") else i18n.t(
+                lang, "review_they_bid", name=name, value=m["action"]["value"], nb=m["action"]["bid"])
+        else:
+            you = i18n.t(lang, "review_you_passed") if m["action"].get("pass") else i18n.t(
+                lang, "review_you_bid", value=m["action"]["value"], nb=m["action"]["bid"])
         pi = i18n.t(lang, "review_pi_passed") if m["better"].get("pass") else i18n.t(
             lang, "review_pi_bid", value=m["better"]["value"], nb=m["better"]["bid"])
         out.append(i18n.t(lang, "review_line", call=m["call"], you=you, pi=pi, cost=max(1, round(m["cost"]))))
@@ -107,7 +112,9 @@ def test_a_hint_at_the_phones_turn_and_its_review_at_the_end(server, devices):  
     blue.press("#review-show")
     table.page.wait_for_function("() => document.querySelectorAll('#review .reviewseat h3').length === 2")
     shown = table.text("#review")
-    assert all(line in shown for c in ("blue", "red") for line in lines("en", review["seats"][c]))
+    names = {"blue": "Ann (Blue)", "red": "Bob (Red)"}
+    assert all(line in shown for c in ("blue", "red") for line in lines("en", review["seats"][c], names[c]))
+    assert "you bid" not in shown and "you passed" not in shown
     shots_at(table, "review-table", TABLES, at="#review")
     assert blue.text("#review-show") == i18n.t("en", "review_hide")
     blue.press("#review-show")

@@ -534,6 +534,8 @@ UI = {
     "review_line": ("Call {call}: {you}; {pi}: about {cost} point.", "Call {call}: {you}; {pi}: about {cost} points.", 'cost'),
     "review_you_bid": "you bid {value} on {nb}",
     "review_you_passed": "you passed",
+    "review_they_bid": "{name} bid {value} on {nb}",   # the table screen names each person (a phone says "you")
+    "review_they_passed": "{name} passed",
     "review_pi_bid": "the Pi would have bid {value} on {nb}",
     "review_pi_passed": "the Pi would have passed",
     "review_sum": ("{decisions} decision reviewed, about {lost} points given away in all.",
