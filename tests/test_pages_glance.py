@@ -271,6 +271,10 @@ def test_undo_names_the_action_in_its_confirm_and_on_every_screen(table_game):
     asked = []
     blue.page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     blue.page.locator("#undo").click()
+    for _ in range(200):   # the question comes once the phone has asked the server what an undo would take back
+        if asked:
+            break
+        blue.page.wait_for_timeout(50)
     assert asked == ["Take back Jürgen-Friedrich (Red)'s 2 on C02 for everybody?"]
     table_game["seq"] += 1
     want = "Taken back: Jürgen-Friedrich (Red)'s 2 on C02. Jürgen-Friedrich (Red): take your 2 off C02."
