@@ -209,7 +209,7 @@
     side.style.setProperty("--nf", "1");
     side.classList.remove("tight");
     if (over() && $("offline").firstChild) side.classList.add("tight");   // the join codes give way to a lost phone's
-    while (over() && f > 0.6) { f *= 0.95; side.style.setProperty("--nf", String(f)); }
+    while (over() && f > 0.5) { f *= 0.95; side.style.setProperty("--nf", String(f)); }
   }
   /* The end fits the screen: names and card titles shrink to keep whole words, then the cards' meanings go, then type. */
   function fitEnd() {
