@@ -29,7 +29,7 @@ def test_a_server_refusal_speaks_the_phones_language(server, phone, game, lang):
 
 
 # On its own phone a refusal speaks to the player ("you"), in the phone's language, and names who is to act.
-@pytest.mark.parametrize("lang,words", [("de", ("Du ", "Blau", "am Zug")), ("fr", ("Vous ", "bleu", "tour"))])
+@pytest.mark.parametrize("lang,words", [("de", ("Du ", "Blau", "am Zug")), ("fr", ("Vous ", "Bleu", "tour"))])
 def test_a_rule_refusal_speaks_the_phones_language(server, phone, game, lang, words):
     gid, blue, red = game
     red.lang = lang
@@ -45,7 +45,7 @@ def test_english_when_the_phone_asks_for_a_language_we_lack(server, phone, game)
     gid, blue, red = game
     red.lang = "ja,it;q=0.8"
     r = red.post(f"/api/games/{gid}/actions", {"pass": True})
-    assert r.json["error"].startswith("You ") and "blue" in r.json["error"], r
+    assert r.json["error"].startswith("You ") and "Blue" in r.json["error"], r
 
 
 def test_the_lang_cookie_wins_over_accept_language(server, phone, game):
