@@ -11,6 +11,8 @@ from collections import OrderedDict
 
 from flask import Flask, Request, Response
 
+from companion.web.slim import SLIMMED, slim
+
 KINDS = ("text/html", "text/css", "text/javascript", "application/javascript", "image/svg+xml")
 SMALLEST = 1024       # below this the gzip header costs more than it saves
 LEVEL = 6             # a Pi Zero 2 W compresses a page in a few milliseconds at this level
@@ -18,8 +20,8 @@ LEVEL = 6             # a Pi Zero 2 W compresses a page in a few milliseconds at
 # Static files, compressed once each. Keyed by the file itself (its ETag: the resolved path's checksum,
 # size and mtime), never by the request path: `/static/7/..%2Fapp.js` is app.js, not a new entry.
 # Bounded too: the shipped files are a handful, and an edited file must not leave its old copies forever.
-_cache: "OrderedDict[tuple, bytes]" = OrderedDict()
-CACHE_ENTRIES = 32
+_cache: "OrderedDict[tuple, tuple]" = OrderedDict()
+CACHE_ENTRIES = 64    # each shipped file at most twice: gzipped, and plain for a client that does not ask
 _lock = threading.Lock()
 
 
@@ -36,34 +38,40 @@ def wants_gzip(request: Request) -> bool:
 
 
 def compress(request: Request, response: Response) -> Response:
-    """Gzip a 200 answer of a text kind for a browser that asks for it; anything else passes through."""
-    if (response.status_code != 200 or response.mimetype not in KINDS or "Content-Encoding" in response.headers
-            or not wants_gzip(request)):
+    """Gzip a 200 answer of a text kind for a browser that asks for it; our scripts and styles are slimmed first
+    (web/slim.py), whether gzipped or not, once per version of the file; anything else passes through."""
+    if response.status_code != 200 or response.mimetype not in KINDS or "Content-Encoding" in response.headers:
         return response
-    if response.content_length is not None and response.content_length < SMALLEST:
-        return response
+    gz = wants_gzip(request)
     etag, _ = response.get_etag()
     if response.direct_passthrough and etag:
-        key = (etag, response.content_length, response.last_modified)
+        key = (etag, response.content_length, response.last_modified, gz)
         with _lock:
-            body = _cache.get(key)
-        if body is None:
+            kept = _cache.get(key)
+        if kept is None:
             response.direct_passthrough = False
-            body = gzip.compress(response.get_data(), LEVEL, mtime=0)
-            _remember(key, body)
+            data = response.get_data()
+            if response.mimetype in SLIMMED:
+                data = slim(data.decode("utf-8"), css=response.mimetype == "text/css").encode("utf-8")
+            kept = (gzip.compress(data, LEVEL, mtime=0), True) if gz and len(data) >= SMALLEST else (data, False)
+            _remember(key, kept)
+        body, zipped = kept
+    elif not gz:
+        return response
     else:
         response.direct_passthrough = False
         data = response.get_data()
         if len(data) < SMALLEST:
             return response
-        body = gzip.compress(data, LEVEL, mtime=0)
+        body, zipped = gzip.compress(data, LEVEL, mtime=0), True
     response.direct_passthrough = False
     response.set_data(body)
-    response.headers["Content-Encoding"] = "gzip"
-    response.headers.add("Vary", "Accept-Encoding")
-    # The ETag names the plain bytes; Last-Modified still lets the phone revalidate a static file.
-    response.headers.pop("ETag", None)
-    response.headers.pop("Accept-Ranges", None)  # byte ranges would count plain bytes, not these
+    response.headers.pop("Accept-Ranges", None)  # byte ranges would count the file's bytes, not these
+    if zipped:
+        response.headers["Content-Encoding"] = "gzip"
+        response.headers.add("Vary", "Accept-Encoding")
+        # The ETag names the plain bytes; Last-Modified still lets the phone revalidate a static file.
+        response.headers.pop("ETag", None)
     return response
 
 

@@ -21,6 +21,7 @@ from werkzeug.wrappers import Request
 
 from companion.lang import i18n
 from companion.web.errors import refuse
+from companion.web.slim import slim
 
 # No script but our own files, nothing embedded, never framed; style too comes only from our files.
 CSP = "default-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'"
@@ -211,7 +212,7 @@ def init_app(app: Flask) -> None:
     scripts = {}
     for name in INLINE:
         with open(os.path.join(app.static_folder, name), encoding="utf-8") as f:
-            scripts[name] = f.read()
+            scripts[name] = slim(f.read())
     # A page writes one in with {{ inline_script("socket.js")|safe }}: the very text the policy's hash was taken of.
     app.jinja_env.globals["inline_script"] = scripts.__getitem__
     # Outermost: a foreign Host is refused before routing; every answer carries the page policy.
