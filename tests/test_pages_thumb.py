@@ -104,9 +104,10 @@ def act(others: dict, gid: str, move: dict) -> dict:
     return others["blue"].view(gid)
 
 
-def every_finger_fits(p, where: str, only=None) -> dict:
-    """Every neighborhood on the screen (its number inside the map's box), or each of `only`, hit by a 24 px square."""
-    sq = squares(p)
+def every_finger_fits(p, where: str, only=None, sq=None) -> dict:
+    """Every neighborhood on the screen (its number inside the map's box), or each of `only`, hit by a 24 px square
+    (`sq`: the squares already measured on this very screen, as the scan is the test's longest part)."""
+    sq = sq or squares(p)
     shown = p.js(ON_SCREEN)
     want = only or [nb for nb, inside in shown.items() if inside]
     small = {nb: sq.get(nb, (0,))[0] for nb in want if sq.get(nb, (0,))[0] < FINGER}
@@ -168,7 +169,7 @@ def test_the_map_is_the_turn_screen_and_every_neighborhood_fits_a_thumb(engine, 
                 labels = {nb: sizes["labels"].get(nb, 0) for nb in near}
                 assert min(labels.values()) >= LABEL, (engine, size, target, labels)
                 assert sizes["pieces"][target] >= PIECE, (engine, size, sizes["pieces"])
-                every_finger_fits(p, f"outbid {target} {size}")
+                every_finger_fits(p, f"outbid {target} {size}", sq=sq)
                 figures[(size, target)] = dict(thumbs, label=round(min(labels.values()), 1), piece=round(sizes["pieces"][target], 1))
                 shot(p, f"phone-turn-outbid-{target}-{w}x{h}")
                 # Real taps in the middle of each square pick that neighborhood.

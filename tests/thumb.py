@@ -1,5 +1,5 @@
 """What a thumb meets on the phone's map, measured on the rendered page: for every pixel of the viewport at scroll 0,
-the neighborhood a tap there picks (document.elementFromPoint, then the nearest element that names a neighborhood,
+the neighborhood a tap there picks (points outside the map's box pick none and are skipped) (document.elementFromPoint, then the nearest element that names a neighborhood,
 exactly as static/map.js reads a tap), and for each neighborhood the largest square of pixels that all pick it.
 
 Used by tests/test_pages_thumb.py in Chromium, WebKit and Gecko (tests/engines.py)."""
@@ -12,11 +12,15 @@ SQUARES_JS = """(step) => {
   const stage = document.getElementById('map');
   const W = document.documentElement.clientWidth, H = innerHeight;
   const cols = Math.floor(W / step), rows = Math.floor(H / step);
+  // Only the points over the map's own box (an <svg> clips what it draws): the rest of the screen picks nothing.
+  const box = stage.getBoundingClientRect();
+  const c0 = Math.max(0, Math.floor(box.left / step)), c1 = Math.min(cols, Math.ceil(box.right / step));
+  const r0 = Math.max(0, Math.floor(box.top / step)), r1 = Math.min(rows, Math.ceil(box.bottom / step));
   const ids = [], index = {};
-  let prev = new Int32Array(cols), cur = new Int32Array(cols), prevOwn = new Int32Array(cols).fill(-1), curOwn = new Int32Array(cols);
+  let prev = new Int32Array(cols), cur = new Int32Array(cols), prevOwn = new Int32Array(cols).fill(-1), curOwn = new Int32Array(cols).fill(-1);
   const best = {};
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) {
+  for (let r = r0; r < r1; r++) {
+    for (let c = c0; c < c1; c++) {
       const e = document.elementFromPoint(c * step + step / 2, r * step + step / 2);
       const g = e && e.closest ? e.closest('[data-nb]') : null;
       let o = -1;
