@@ -259,3 +259,40 @@ def test_the_host_checks_each_district_in_turn_with_its_tokens_lit(browser, serv
         assert page.evaluate("() => document.querySelectorAll('#map .nb.focus').length") == 0
     finally:
         ctx.close()
+
+
+COMPASS_JS = """() => {
+  const svg = document.getElementById('map'), compass = svg.querySelector('.compass');
+  const c = compass.getBoundingClientRect(), ctm = svg.getScreenCTM(), pt = svg.createSVGPoint();
+  // The piece spots (a bid or a building stands there) and the statues the arrow's box reaches on this screen.
+  const under = [...svg.querySelectorAll('.slot')].filter(s => {
+    pt.x = +s.dataset.px; pt.y = +s.dataset.py;
+    const p = pt.matrixTransform(ctm), r = +s.dataset.ps * ctm.a / 2;
+    return p.x + r > c.left && p.x - r < c.right && p.y + r > c.top && p.y - r < c.bottom;
+  }).map(s => s.dataset.nb);
+  const later = el => !!(compass.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+  return {turn: !!document.querySelector('.turnmode .compass'),
+          under, piecesAfter: [...svg.querySelectorAll('.slot, .statue')].every(later)};
+}"""
+
+
+def test_the_north_arrow_on_the_turn_screen_is_painted_under_every_piece_and_statue(server, devices):  # noqa: F811
+    """Issue 37: on the turn screen the compass sits over the board's top corner, where it hid the Pi's red 2 on W06.
+    SVG paints in document order: every piece spot and statue comes after the arrow, so none is ever under it."""
+    ann = devices(server, name="Ann")
+    status, made = ann.api("POST", "/api/games", {"mode": "family", "players": ["blue", "red"], "seed": 7,
+                                                  "removed_districts": ["east", "south"]})
+    assert status == 201, made
+    gid = made["id"]
+    assert ann.api("POST", f"/api/games/{gid}/seats/blue", {"name": "Ann"})[0] == 200
+    assert Phone(server).post(f"/api/games/{gid}/seats/red", {"name": "Bob"}).status == 200
+    ann.goto(f"/g/{gid}")
+    assert ann.api("POST", f"/api/games/{gid}/start")[0] == 200
+    view = ann.view(gid)
+    assert view["to_act"] == "blue", view["to_act"]
+    ann.wait_seq(view["seq"])
+    ann.page.wait_for_selector("#turn:not([hidden])")
+    # The opening turn shows the whole board, where the arrow reaches over the top row of neighborhoods.
+    got = ann.page.evaluate(COMPASS_JS)
+    assert got["turn"] and got["under"], got   # the arrow does reach over piece spots here: the order matters
+    assert got["piecesAfter"], got
