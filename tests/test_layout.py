@@ -165,6 +165,27 @@ def test_every_write_to_the_log_goes_through_the_table():
     assert wrong == []
 
 
+def test_a_game_changes_its_views_one_way_only():
+    """No change a phone would see without being told: `rev` (what the views are cached on) is written by the game
+    itself alone (`Game.mutate` for a logged event, `Game.touch`), and `touch` is called only by `mutate` and by the
+    table's one way to change a game outside its log (`_changed` in table/commit.py: it also tells the phones)."""
+    wrong = []
+    for path, room, tree in modules():
+        rel = str(path.relative_to(PACKAGE))
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, (ast.AugAssign, ast.AnnAssign)) else []
+            for t in targets:
+                if isinstance(t, ast.Attribute) and t.attr == "rev" and rel != "table/game.py":
+                    wrong.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "touch":
+                where = next((f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                              and f.lineno <= node.lineno <= f.end_lineno and f.name in ("mutate", "_changed")), None)
+                if where is None or rel not in ("table/game.py", "table/commit.py"):
+                    wrong.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
+    assert wrong == [], wrong
+
+
 def test_rooms_of_a_livable_size():
     """No class over 400 lines and no function over 60 in companion/: the Table is split by concern."""
     wrong = []

@@ -132,6 +132,15 @@ class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, End
         # The view its own socket was just sent, when it has one open (the LEDs change no view).
         return told[device] if device in told else views.view_json(game, device)
 
+    def _changed(self, game: Game, tell: bool = True) -> None:
+        """The one way a game changes outside its log (a code shown, an ask, a seat moving, a show skipped, a display
+        let in): its views are made anew, and every phone is told, unless `tell` is False because no other device's
+        view shows the change (a seat's own new code goes back in its answer). A logged change goes through
+        `_commit`, where `Game.mutate` does the same; nothing else writes `rev` (tests/test_layout.py)."""
+        game.touch()
+        if tell:
+            self._tell(game)
+
     def _tell(self, game: Game) -> dict[Optional[str], str]:
         """Every device listening to this game gets its own new view; each device's view as sent."""
         return self.hub.publish(game.id, partial(views.view_texts, game))

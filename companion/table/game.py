@@ -143,6 +143,11 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
             self.entries[device] = self.entries.get(device, 0) + 1
         on(body, device, after)
         self.seq += 1
+        self.touch()
+
+    def touch(self) -> None:
+        """Something a view shows changed: the views are made anew at the next ask (views.py caches them on `rev`).
+        Called by `mutate` and by the table's one way to change a game outside the log (Table._changed), only."""
         self.rev += 1
 
     def on_create(self, body: dict, device: Optional[str], after: Optional[State]) -> None:

@@ -49,8 +49,7 @@ class Hosting:
                     game.session.host_claims.pop(color, None)
                     game.session.host_claims[color] = Code.fresh(device)
                     self._tell_at_expiry(game, game.session.host_claims[color])
-                    game.rev += 1
-                    self._tell(game)
+                    self._changed(game)
                 return views.view_json(game, device)
             self._try_code(held, code, device, address)
             return self._commit(game, "host", {"color": color, "confirmed": "code"}, device)

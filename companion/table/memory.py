@@ -164,8 +164,7 @@ class Memory:
         game = self.games.get(gid)
         if game is not None:
             with game.lock:
-                game.rev += 1
-                self._tell(game)
+                self._changed(game)
 
     def _summary(self, game: Game, state: Optional[State], status: Optional[str] = None) -> dict:
         status = status or ("finished" if state is not None and state.finished else game.phase)

@@ -21,8 +21,7 @@ class Presence:
             live = self.hub.live(game.id)
             if not self._recount(game, live):
                 return
-            game.rev += 1
-            self._tell(game)
+            self._changed(game)
             self.pi.after(game)   # someone came back to a game the Pi stopped thinking about: its turn goes on
         if game.host not in live or game.session.offline:
             self._wake_for_away(gid, self.host_away + 0.5)
@@ -81,8 +80,7 @@ class Presence:
         game = self.games.get(gid)
         if game is not None and game.phase in ("lobby", "playing"):
             with game.lock:
-                game.rev += 1
-                self._tell(game)
+                self._changed(game)
                 # The next absence still short of the limit (a seat or the host gone later) gets its own wake.
                 away = [d for d in {game.host, *(game.devices.get(c) for c in game.session.offline)} if d is not None]
                 left = []

@@ -51,6 +51,5 @@ class Replays:
                 raise Refused(400, "bad_step", last=len(game.actions))
             if game.session.replay_step != step:
                 game.session.replay_step = step
-                game.rev += 1
-                self._tell(game)
+                self._changed(game)
             return views.view_json(game, device)

@@ -53,8 +53,7 @@ class Rescue:
             token = secrets.token_hex(8)
             game.session.rescue = {"color": color, "device": device, "address": address, "stage": "moving", "token": token}
             game.session.asks = [a for a in game.session.asks if a.color != color and a.device != device]
-            game.rev += 1
-            self._tell(game)
+            self._changed(game)
             self.timers.at(("seat move", game.id, token), time.monotonic() + self.move_wait,
                            lambda: self._finish_rescue(game.id, token))
             return views.view_json(game, device)
@@ -71,8 +70,7 @@ class Rescue:
         ask = Ask(color, device, address, game.session.asked, Code.fresh(device), self.store.last_played(device))
         game.session.asks.append(ask)
         self._tell_at_expiry(game, ask.code)
-        game.rev += 1
-        self._tell(game)
+        self._changed(game)
 
     def cancel_rescue(self, gid: str, color: str, device: str, ask: Optional[int] = None) -> str:
         """The seat's own phone (back after all) stops every ask and move for it; the asking device its own; the
@@ -101,8 +99,7 @@ class Rescue:
             game.session.asks = [a for a in game.session.asks if not any(a is b for b in gone)]
             if moving is not None:
                 game.session.rescue = None
-            game.rev += 1
-            self._tell(game)
+            self._changed(game)
             return views.view_json(game, device)
 
     def _finish_rescue(self, gid: str, token: str) -> None:
@@ -117,5 +114,4 @@ class Rescue:
                 self._commit(game, "move", {"color": r["color"], "name": None, "confirmed": "table"}, r["device"])
             except Exception:   # the log did not take it: the seat stays, and every screen says no move
                 game.session.rescue = None
-                game.rev += 1
-                self._tell(game)
+                self._changed(game)

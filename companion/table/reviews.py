@@ -131,8 +131,7 @@ class ReviewRequests:
                 raise Refused(409, "not_finished")
             if game.session.show_review != on:
                 game.session.show_review = on
-                game.rev += 1
-                self._tell(game)
+                self._changed(game)
             return views.view_json(game, device)
 
     def hint(self, gid: str, device: Optional[str]) -> tuple[Action, float, Optional[Action], State, str]:

@@ -31,7 +31,7 @@ class Screens:
             self.displays.add(device)
             self.display_code = None
         for game in list(self.games.values()):
-            game.rev += 1
+            self._changed(game, tell=False)
 
     def skip_show(self, gid: str, device: str) -> str:
         """The host ends the table screen's line-by-line reveal of the tally: every line shows at once.
@@ -43,6 +43,5 @@ class Screens:
                 raise Refused(409, "show_not_over")
             if not game.session.show_skipped:
                 game.session.show_skipped = True
-                game.rev += 1
-                self._tell(game)
+                self._changed(game)
             return views.view_json(game, device)

@@ -94,7 +94,7 @@ class Seats:
                 raise Refused(403, "not_your_seat")
             game.session.codes[color] = Code.fresh(device)
             self._tell_at_expiry(game, game.session.codes[color])
-            game.rev += 1
+            self._changed(game, tell=False)
             return views.view_json(game, device)
 
     def move_seat(self, gid: str, color: str, code: str, name: Optional[str], device: str,
