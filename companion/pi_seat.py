@@ -6,25 +6,18 @@ held seats (start, claims, LEDs) holds for it unchanged; this module adds what o
 """
 from __future__ import annotations
 
-import copyreg
 import hashlib
 import hmac
 import logging
-import multiprocessing
 import os
 import random
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
-from types import MappingProxyType
 from typing import Optional
 
-from companion import players
-from companion.game.errors import RuleError
-from companion.game.rules import apply, legal_actions
+from companion import players, think
 from companion.game.setup import area_deck
 from companion.game.state import COLORS, NEIGHBORHOOD_CARDS, Action, State
 from companion.lang import i18n
@@ -33,7 +26,6 @@ from companion.store.history import fold
 log = logging.getLogger(__name__)
 
 PREFIX = "pi:"
-NICE = 10   # the thinking thread's niceness: phones' requests come first
 # A game nobody has changed for this long, and whose people are not online, is not thought about (its Pi acts
 # once someone comes back to it): strangers' forgotten games must not queue ahead of the table's.
 STALE = 30 * 60.0
@@ -120,34 +112,6 @@ class _Job:
     touched: float = 0.0    # monotonic time of the game's last change
 
 
-def _proxy(items: dict) -> MappingProxyType:
-    return MappingProxyType(items)
-
-
-# The states the Pi's process is sent hold read-only mappings: pickled as their items (copyreg, the documented way).
-copyreg.pickle(MappingProxyType, lambda m: (_proxy, (dict(m),)))
-
-
-def _lower() -> None:
-    """In the Pi's process or thread: lower priority than the server's requests (Linux: a thread's nice is its own)."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
-    except (OSError, AttributeError):
-        pass
-
-
-def _decide(seen: State, color: str, level: str, seed: str) -> Action:
-    """The player's choice from the seat's own view; a rule-breaking choice is replaced by a legal one."""
-    rng = random.Random(seed)
-    action = players.play(seen, color, level, rng)
-    try:
-        apply(seen, action)
-    except RuleError as e:
-        log.error("the Pi's %s player chose an illegal action (%s): a random legal one instead", level, e)
-        action = rng.choice(list(legal_actions(seen)))
-    return action
-
-
 class Jobs:
     """The decisions waiting, at most one per game (a newer position makes an older one moot), handed out by
     rank: a table's own game never waits behind strangers' games, however many they start."""
@@ -211,7 +175,7 @@ class PiThinker:
         self._asked: dict[str, int] = {}   # game -> the position last handed to the queue
         self.jobs = Jobs(self.rank)   # one waiting decision per game, the table's own first
         self._thread: Optional[threading.Thread] = None
-        self._pool: Optional[ProcessPoolExecutor] = None
+        self._child = think.Process()   # the Pi's own interpreter, started at the first Pi seat or decision
         self._pid = 0
         self._lock = threading.Lock()
         self._secret: Optional[bytes] = None   # the table's, read from the store at the first decision
@@ -261,18 +225,19 @@ class PiThinker:
             if self._thread is not None and self._pid == os.getpid():
                 return
             self._pid = os.getpid()
-            self._pool = None
             self._thread = threading.Thread(target=self._run, name="companion-pi", daemon=True)
             self._thread.start()
 
     def _run(self) -> None:
-        _lower()
+        think.lower()
         while True:
             job = self.jobs.get()
             if job is None:   # a Pi seat was given: start its process before its first turn
-                pool = self._executor()
-                if pool is not None:
-                    pool.submit(_lower)   # its process starts now (a pool starts one at its first task)
+                if self.process:
+                    try:
+                        self._child.start()
+                    except think.Gone as e:
+                        self._no_process(e)
                 continue
             game = self.table.games.get(job.gid)
             if game is None or game.seq != job.seq:
@@ -288,15 +253,9 @@ class PiThinker:
             self.table.timers.at(("pi", job.gid, job.seq), job.due,
                                  lambda j=job, a=action: self.table.pi_act(j.gid, j.seq, j.color, a))
 
-    def _executor(self) -> Optional[ProcessPoolExecutor]:
-        if self.process and self._pool is None:
-            try:   # spawn: a fresh interpreter, never a fork of the server's threads and sockets
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_lower)
-            except OSError as e:
-                log.error("the Pi cannot think in a process of its own (%s): it thinks on a thread", e)
-                self.process = False
-        return self._pool
+    def _no_process(self, e: Exception) -> None:
+        log.error("the Pi cannot think in a process of its own (%s): it thinks on a thread", e)
+        self.process = False
 
     def seed(self, job: _Job) -> str:
         """The decision's seed: the public position keyed with the table's secret. From public parts alone
@@ -307,29 +266,18 @@ class PiThinker:
         return hmac.new(self._secret, f"{job.gid}/{job.seq}/{job.color}".encode(), hashlib.sha256).hexdigest()
 
     def decide(self, job: _Job) -> Action:
-        seed = self.seed(job)
-        pool = self._executor()
-        if pool is None:
-            return _decide(job.seen, job.color, job.level, seed)
-        try:
-            return pool.submit(_decide, job.seen, job.color, job.level, seed).result()
-        except BrokenProcessPool:   # its process died (killed, out of memory): a new one next time, this one here
-            log.error("the Pi's process stopped: it is started again")
-            self._pool = None
-        except OSError as e:   # no process may be started here (a sandbox, no /dev/shm): the thread it is
-            log.error("the Pi cannot think in a process of its own (%s): it thinks on a thread", e)
-            self._pool, self.process = None, False
-        return _decide(job.seen, job.color, job.level, seed)
+        return self.background(think.decide, job.seen, job.color, job.level, self.seed(job))
 
     def background(self, fn, *args):
-        """A job of the Pi's own besides its seats' moves (the review, a hint): `fn(*args)` in the Pi's process at
-        its low priority, waited for here; on the caller's thread when the Pi has no process of its own."""
-        pool = self._executor()
-        if pool is not None:
+        """A job in the Pi's process at its low priority (a seat's move, the review, a hint): `fn(*args)` there,
+        waited for here; on the caller's thread when the Pi has no process of its own or its process died (started
+        again at the next job)."""
+        if self.process:
             try:
-                return pool.submit(fn, *args).result()
-            except BrokenProcessPool:
-                self._pool = None
-            except OSError:
-                self._pool, self.process = None, False
+                return self._child.run(fn, *args)
+            except think.Gone as e:
+                if e.cannot_start:
+                    self._no_process(e)
+                else:
+                    log.error("the Pi's process stopped (%s): it is started again at its next job", e)
         return fn(*args)

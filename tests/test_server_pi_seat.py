@@ -95,7 +95,7 @@ def test_a_whole_game_with_one_phone_and_one_pi_seat_reaches_the_tally(server, p
     # It thought in a process of its own, at a lower priority than the server's.
     kids = [int(k) for t in os.listdir(f"/proc/{server.proc.pid}/task")
             for k in open(f"/proc/{server.proc.pid}/task/{t}/children").read().split()]
-    thinkers = [k for k in kids if b"multiprocessing" in open(f"/proc/{k}/cmdline", "rb").read()]
+    thinkers = [k for k in kids if b"companion.think" in open(f"/proc/{k}/cmdline", "rb").read()]
     assert thinkers and all(os.getpriority(os.PRIO_PROCESS, k) == 10 for k in thinkers), kids
     # History and BG Stats name it.
     plays = ann.get(f"/api/games/{gid}/bgstats").json

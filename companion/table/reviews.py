@@ -8,13 +8,12 @@ judgement is missing (a restart, an undo) is judged when the review is asked for
 from __future__ import annotations
 
 import logging
-import os
 import queue
 import threading
 from collections import OrderedDict
 from typing import Optional
 
-from companion import pi_seat, views
+from companion import pi_seat, think, views
 from companion.errors import Refused
 from companion.game.awards import awards as game_awards
 from companion.game.record import to_record
@@ -61,7 +60,7 @@ class Reviewer:
         self.jobs.put((gid, index, seen, action))
 
     def _run(self) -> None:
-        _lower()
+        think.lower()   # the review's thread waits below the server's requests, as the Pi's own does
         while True:
             gid, index, seen, action = self.jobs.get()
             try:
@@ -71,9 +70,7 @@ class Reviewer:
                     self.judged.move_to_end(gid)
                     while len(self.judged) > KEPT:
                         self.judged.popitem(last=False)
-            except Exception as e:
-                if isinstance(e, RuntimeError) and "after shutdown" in str(e):
-                    return   # the server is stopping: its pool takes no more jobs, and nothing is kept anyway
+            except Exception:
                 log.exception("the Pi could not review decision %s of game %s", index, gid)
             finally:
                 with self._lock:
@@ -97,14 +94,6 @@ class Reviewer:
             self._queue(gid, index, seen, action)
         total = len(rows) + len(missing)
         return (None if missing else summary(rows, people)), len(rows), total
-
-
-def _lower() -> None:
-    """The review's thread waits below the server's requests, as the Pi's own thread does (Linux: per thread)."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), pi_seat.NICE)
-    except (OSError, AttributeError):
-        pass
 
 
 class ReviewRequests:

@@ -1,0 +1,56 @@
+"""The Pi's thinking process (companion/think.py): jobs run in a child interpreter at a low priority, a job's own
+failure comes back to its caller, a child that dies is started again, and a seat's view crosses the pipe whole."""
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from companion import think
+from companion.game.rules import apply, legal_actions, new_game
+from companion.players.match import random_setup
+from companion.players.seen import hide
+
+
+@pytest.fixture
+def child():
+    p = think.Process()
+    yield p
+    if p._child is not None:
+        p._child.kill()
+        p._child.wait()
+
+
+def test_a_job_runs_in_the_child_below_the_servers_priority(child):
+    pid = child.run(os.getpid)
+    assert pid != os.getpid()
+    assert child.run(os.getpriority, os.PRIO_PROCESS, 0) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + think.NICE)
+
+
+def test_a_jobs_failure_is_raised_to_its_caller_and_the_child_goes_on(child):
+    with pytest.raises(ValueError, match="invalid literal"):
+        child.run(int, "not a number")
+    assert child.run(int, "12") == 12
+
+
+def test_a_child_that_died_is_started_again_at_the_next_job(child):
+    first = child.run(os.getpid)
+    with pytest.raises(think.Gone) as gone:   # a job that ends its process each time: tried twice, then given up
+        child.run(os._exit, 1)
+    assert not gone.value.cannot_start
+    second = child.run(os.getpid)
+    assert second not in (first, os.getpid())
+    os.kill(second, 9)   # and between jobs
+    assert child.run(os.getpid) not in (first, second, os.getpid())
+
+
+def test_the_pis_move_from_a_seats_view_is_the_same_in_the_child_as_here(child):
+    rng = random.Random(4)
+    st = new_game(random_setup(3, "expert", rng))
+    for _ in range(7):
+        st = apply(st, sorted(legal_actions(st), key=repr)[0])
+    color = st.to_act_color
+    seen = hide(st, color)
+    for level in ("easy", "normal", "strong@16"):
+        assert child.run(think.decide, seen, color, level, "seed") == think.decide(seen, color, level, "seed")
