@@ -16,6 +16,9 @@ from test_server_review import reviewed
 
 PHONES = [(320, 568), (390, 844)]
 TABLES = [(1920, 1080), (1280, 720)]
+# A game played at the API's pace leaves every decision to judge after its last action: a few seconds alone, and
+# minutes when the suite's other runs take the cores from the Pi's niced process (CI's load: 15 s was not enough).
+REVIEW_WAIT = 240_000   # ms
 LINES = "() => [...document.querySelectorAll('#review .reviewlist > li > p:first-child')].map(e => e.textContent)"
 
 
@@ -77,7 +80,7 @@ def test_a_hint_at_the_phones_turn_and_its_review_at_the_end(server, devices):  
     assert blue.visible("#hint-ask") and not blue.visible("#hint-text")
     blue.press("#hint-ask")
     blue.page.wait_for_function("t => { const e = document.getElementById('hint-text'); return !e.hidden && e.textContent"
-                                " && e.textContent !== t; }", arg=i18n.t("en", "hint_thinking"))
+                                " && e.textContent !== t; }", arg=i18n.t("en", "hint_thinking"), timeout=REVIEW_WAIT)
     said = blue.text("#hint-text")
     assert said.startswith(("Bid ", "Pass: ")) and said.endswith(".")
     assert [p["hints"] for p in blue.view(gid)["players"]] == [1, 0]
@@ -97,7 +100,7 @@ def test_a_hint_at_the_phones_turn_and_its_review_at_the_end(server, devices):  
         return r.json
 
     blue_opens_red_passes(act_blue, act_red, lambda c=None: red.view(gid) if c == "red" else blue.view(gid))
-    blue.page.wait_for_function("() => document.querySelectorAll('#review h3').length === 1")
+    blue.page.wait_for_function("() => document.querySelectorAll('#review h3').length === 1", timeout=REVIEW_WAIT)
     assert not blue.visible("#hint-ask")
     review = reviewed(red, gid).json
     assert blue.page.evaluate(LINES) == lines("en", review["seats"]["blue"])
@@ -162,7 +165,7 @@ def test_the_review_on_a_phone_in_each_engine(engine, server, playwright):
             return p.js("() => window.__phone.view")
 
         blue_opens_red_passes(act_blue, act_red, view_of)
-        p.wait("() => document.querySelectorAll('#review h3').length === 1")
+        p.wait("() => document.querySelectorAll('#review h3').length === 1", timeout=REVIEW_WAIT / 1000)
         review = reviewed(host, gid).json
         shown = p.js("() => document.getElementById('review').textContent")
         assert i18n.t("en", "review_title") in shown
