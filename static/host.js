@@ -188,7 +188,7 @@
       current.players.forEach(function (p) {
         var li = M.el("li", "prow");
         li.appendChild(M.chip(p.color));
-        li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + M.cap(term(p.color)) + " – " + (p.name || tr("seat_free"))));
+        li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + (p.pi ? M.nameOf(p) : M.cap(term(p.color)) + " – " + (p.name || tr("seat_free")))));
         ul.appendChild(li);
       });
       $("front-join").href = "/g/" + encodeURIComponent(current.id);

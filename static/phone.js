@@ -180,9 +180,9 @@
       if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
       if (p.cards_entered === false && p.name) name += " – " + tr("cards_waiting");
       if (view.host && (view.new_devices || []).includes(p.color)) name += " – " + tr("new_device");
-      var label = p.pi ? tr("pi_seat", { color: M.cap(term(p.color)), level: tr("pi_level_" + p.pi) }) : M.cap(term(p.color)) + " – " + name;
+      var label = p.pi ? M.nameOf(p) : M.cap(term(p.color)) + " – " + name;
       li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + label));
-      if (view.host && p.pi) piLevels(li, p);   // "Blue: the Pi, strong": another level, or a person plays
+      if (view.host && p.pi) piLevels(li, p);   // "Pi Blue (strong)": another level, or a person plays
       else if (view.host && !p.name) piLevels(li, p);
       if (view.host && p.pi) {
         var back = M.el("button", "btn small", tr("pi_free"));
@@ -357,7 +357,7 @@
       if (!last) text = tr("hint_open");
       else {
         var p = view.players.filter(function (q) { return q.color === last.color; })[0];
-        var params = { player: p && p.name ? p.name : M.cap(term(last.color)), value: last.value, nb: last.neighborhood };
+        var params = { player: M.nameOf(p) || M.cap(term(last.color)), value: last.value, nb: last.neighborhood };
         text = tr(open ? "hint_outbid" : "hint_cannot", params);
       }
     }

@@ -464,6 +464,7 @@ UI = {
     "pi_who": "the Pi ({color})",
     "pi_level_easy": "easy", "pi_level_normal": "normal", "pi_level_strong": "strong",
     "pi_seat": "{color}: the Pi, {level}",
+    "pi_one": "Pi {color} ({level})",   # a Pi seat's one name on every screen and in every sentence (issue 40)
     "pi_take": "The Pi plays",
     "pi_free": "A person plays",
     "pi_bid": "{player} bids {value} on {nb}: put a {color} {value} on {nb}.",
