@@ -162,3 +162,37 @@ def test_a_phone_beside_the_pi_says_its_moves_in_each_engine(engine, server, pla
         assert p.problems() == []
     finally:
         p.close()
+
+
+@pytest.mark.parametrize("size, people, level, lang", [((390, 844), 1, "strong", "en"), ((320, 568), 2, "easy", "de")])
+def test_the_front_door_sets_up_one_or_two_people_against_the_pi(server, devices, size, people, level, lang):  # noqa: F811
+    """Issue 40, item 4: the setup offers "play against the Pi" for one or two people; the first colours ticked are
+    theirs, the Pi plays the rest at the level chosen there, and the game it creates has those Pi seats."""
+    d = devices(server, lang=lang)
+    d.page.set_viewport_size({"width": size[0], "height": size[1]})
+    d.page.on("dialog", lambda dialog: dialog.accept())   # "the game on the table stops being shown": yes
+    d.goto("/")
+    d.page.wait_for_selector("#vs-pi")
+    assert d.page.is_hidden("#vs-pi-more")   # people play every colour unless the host says otherwise
+    d.page.locator("#vs-pi label.choice", has_text=i18n.t(lang, "vs_pi_one" if people == 1 else "vs_pi_two")).tap()
+    d.page.select_option("#pi-level", level)
+    ticked = d.page.eval_on_selector_all("#seats .seat-row", "rows => rows.filter(r => r.querySelector('input').checked)"
+                                                               ".map(r => r.dataset.color)")
+    assert len(ticked) == 3   # the form's first three colours
+    mine, pis = ticked[:people], ticked[people:]
+    said = i18n.t(lang, "vs_pi_seats", people=", ".join(cap(i18n.term(lang, c)) for c in mine),
+                  pis=", ".join(name_for(level, c, lang) for c in pis))
+    assert d.text("#vs-pi-seats") == said
+    assert d.page.eval_on_selector_all("#seats .pi-seat", "rows => rows.map(r => r.dataset.color)") == pis
+    assert d.page.evaluate("() => document.documentElement.scrollWidth") <= size[0]
+    d.page.locator("#vs-pi").scroll_into_view_if_needed()
+    d.shot(f"setup-vs-pi-{size[0]}x{size[1]}", at="#seats")
+    d.press("#create")
+    d.page.wait_for_url("**/g/*")
+    gid = d.page.url.rsplit("/", 1)[1]
+    d.page.wait_for_function("n => document.getElementById('lobby-seats').textContent.includes(n)",
+                             arg=name_for(level, pis[-1], lang))
+    view = d.view(gid)
+    assert {p["color"]: p.get("pi") for p in view["players"]} == {**{c: None for c in mine}, **{c: level for c in pis}}
+    assert view["host"] and view["phase"] == "lobby"
+    shots_at(d, f"lobby-vs-pi-{size[0]}x{size[1]}", [size], at="#lobby")
