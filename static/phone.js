@@ -69,7 +69,8 @@
     M.show($("watching"), !view.you && (view.phase === "playing" || view.phase === "finished"));
     G.hostCountdown($("host-gone"), view);
     M.show($("end"), view.phase === "finished");
-    if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); skipShow(); } else plays = null;
+    M.show($("end-top"), view.phase === "finished");
+    if (view.phase === "finished") { M.endPanel($("end"), view, gameId); endTop(); playLinks(); skipShow(); } else plays = null;
     M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
     $("undo").disabled = !online || busy;
     hooks.forEach(function (f) { f(view, online, busy); });
@@ -151,9 +152,17 @@
     box.appendChild(app);
     box.appendChild(web);
     box.appendChild(past);
-    // Right under the winner: logging the play is what the table does next.
+    // At the top of the tally, right under the winner and "Play again": logging the play is what the table does next.
     var end = $("end");
-    end.insertBefore(box, end.children[2] || null);
+    end.insertBefore(box, end.firstChild);
+  }
+
+  /* The winner and how the tie was broken, taken from the top of the tally to the top of the screen: "Play again"
+     (the host's rematch) stands right under them, the board's last steps and the tally below. */
+  function endTop() {
+    var top = $("end-top"), end = $("end");
+    top.textContent = "";
+    [end.querySelector(".winner"), end.querySelector(".winner + .hint")].forEach(function (n) { if (n) top.appendChild(n); });
   }
 
   /* The host may end the table screen's line-by-line reveal of the tally (this phone never waits for it). */
@@ -163,7 +172,7 @@
     b.type = "button";
     b.id = "skip-show";
     b.onclick = function () { post("/show/skip", {}); };
-    $("end").insertBefore(b, $("end").children[2] || null);
+    $("end").insertBefore(b, $("end").firstChild);
   }
 
   function lobby() {

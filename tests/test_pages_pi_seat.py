@@ -196,3 +196,50 @@ def test_the_front_door_sets_up_one_or_two_people_against_the_pi(server, devices
     assert {p["color"]: p.get("pi") for p in view["players"]} == {**{c: None for c in mine}, **{c: level for c in pis}}
     assert view["host"] and view["phase"] == "lobby"
     shots_at(d, f"lobby-vs-pi-{size[0]}x{size[1]}", [size], at="#lobby")
+
+
+FIRST_SCREEN_JS = """() => {
+  const box = s => { const e = document.querySelector(s); if (!e || !e.offsetParent) return null;
+                     const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+  return {winner: box('#end-top .winner'), again: box('#rematch-rotate'), tally: box('#end table.scores'),
+          height: innerHeight, width: document.documentElement.scrollWidth};
+}"""
+
+
+def test_a_finished_phone_shows_the_winner_and_play_again_on_its_first_screen(server, devices):  # noqa: F811
+    """Issue 40, item 5: at the end the host's phone opens on the winner and "Play again" (the rematch), the tally
+    below them, at 390x844 and 320x568; before, "Play again" stood some 2,800 px down, under the whole tally."""
+    import random
+
+    from server_helpers import choose
+    d = devices(server, name="Ann")
+    status, made = d.api("POST", "/api/games", {"mode": "expert", "players": ["blue", "red"], "seed": 4,
+                                                "removed_districts": ["north", "east"], "pace": "timer"})
+    assert status == 201, made
+    gid, rng = made["id"], random.Random(4)
+    assert d.api("POST", f"/api/games/{gid}/seats/blue", {"name": "Ann"})[0] == 200
+    assert d.api("POST", f"/api/games/{gid}/seats/red/pi", {"level": "easy"})[0] == 200
+    assert d.api("POST", f"/api/games/{gid}/start")[0] == 200
+    view = d.view(gid)
+    while view["phase"] == "playing":
+        if view["to_act"] == "blue":
+            # Ann passes whenever she may: the Pi builds on and ends the game quickly (its last building)
+            status, view = d.api("POST", f"/api/games/{gid}/actions", dict(choose(view, rng, 1.0), expect_seq=view["seq"]))
+            assert status == 200, view
+        else:
+            d.page.wait_for_timeout(30)   # the Pi acts at once (COMPANION_BOT_DELAY=0)
+            view = d.view(gid)
+    winners = [name_for("easy", "red") if c == "red" else "Ann (Blue)" for c in view["scores"]["winners"]]
+    for w, h in PHONES:
+        d.page.set_viewport_size({"width": w, "height": h})
+        d.goto(f"/g/{gid}")
+        d.page.wait_for_selector("#end-top .winner")
+        d.page.wait_for_selector("#rematch-rotate", state="visible")
+        first = d.page.evaluate(FIRST_SCREEN_JS)
+        d.shot(f"finished-phone-{w}x{h}")
+        assert d.text("#end-top .winner") == i18n.t("en", "winner" if len(winners) == 1 else "winners_shared",
+                                                   players=", ".join(winners))
+        assert 0 <= first["winner"][0] and first["winner"][1] <= h, first   # in the first screen, as it opens
+        assert 0 <= first["again"][0] and first["again"][1] <= h, first
+        assert first["tally"][0] >= first["again"][1], first                # the tally under them
+        assert first["width"] <= w

@@ -171,12 +171,12 @@ def one_name_everywhere(server, devices) -> None:
             ones.get(c) or "Ann (" + i18n.term(lang, "blue").capitalize() + ")" for c in end["scores"]["winners"]))]
         phone, table = devices(server, lang=lang), devices(server, lang=lang, table=True)
         phone.goto(f"/g/{gid}")
-        phone.page.wait_for_selector("#end .winner")
+        phone.page.wait_for_selector("#end-top .winner")
         table.page.emulate_media(reduced_motion="reduce")   # the end show at once: the tally, the winner, standings
         table.goto("/table")
         table.page.wait_for_selector('#end[data-reveal="done"] .winbox .winner')
         pages = {"phone": phone.page.inner_text("body"), "table": table.page.inner_text("body")}
-        assert phone.text("#end .winner") == said[0]
+        assert phone.text("#end-top .winner") == said[0]
         assert " ".join(table.text(".winbox .winner").split()) == said[0]   # its label on a line of its own
         phone.goto("/history")
         phone.page.wait_for_selector("#standings table")
