@@ -40,9 +40,11 @@ def level_of(device: Optional[str]) -> Optional[str]:
     return device[len(PREFIX):] if isinstance(device, str) and device.startswith(PREFIX) else None
 
 
-def name_for(level: str) -> str:
-    """How the history, the standings and BG Stats name it (pages say it in their own language from `pi`)."""
-    return f"the Pi ({level})"
+def name_for(level: str, color: str, lang: str = "en") -> str:
+    """A Pi seat's one name, "Pi Red (strong)" ("Pi Rot (stark)", "Pi Rouge (fort)"): kept as the seat's name for the
+    history, the standings and BG Stats; every page says the same from `pi` and the colour (app.js nameOf)."""
+    said = i18n.term(lang, color)
+    return i18n.t(lang, "pi_one", color=said[:1].upper() + said[1:], level=i18n.t(lang, "pi_level_" + level))
 
 
 def passes_for_pi(name: str) -> bool:
@@ -53,10 +55,11 @@ def passes_for_pi(name: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _pi_names() -> frozenset:
-    names = {fold(name_for(level)) for level in players.PI_LEVELS}
+    names = {fold(f"the Pi ({level})") for level in players.PI_LEVELS}   # the name it kept before issue 40
     for lang in i18n.LANGS:
         for level in players.PI_LEVELS:
             said = i18n.t(lang, "pi_level_" + level)
+            names.update(fold(name_for(level, c, lang)) for c in COLORS)
             names.add(fold(i18n.t(lang, "pi_name", level=said)))
             names.update(fold(i18n.t(lang, "pi_seat", color=c, level=said)) for c in COLORS)
         names.update(fold(i18n.t(lang, "pi_who", color=c)) for c in COLORS)

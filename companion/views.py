@@ -308,10 +308,26 @@ def history_row(entry: dict) -> dict:
     """
     row = {k: entry[k] for k in HISTORY_FIELDS}
     # A seat the Pi played keeps its level ("pi"), marked by the store by what the seat was, never by its name.
-    row["players"] = [{k: p[k] for k in HISTORY_PLAYER + ("pi", "hints") if k in p} for p in entry["players"]]
+    row["players"] = [pi_named({k: p[k] for k in HISTORY_PLAYER + ("pi", "hints") if k in p}) for p in entry["players"]]
     return row
 
 
+def pi_level(game, color: str) -> Optional[str]:
+    """The level of the Pi playing this seat, or None for a person's seat."""
+    return pi_seat.level_of(game.devices.get(color))
+
+
+def pi_named(seat: dict) -> dict:
+    """A seat (or a standings row) the Pi played, under its one name ("Pi Red (strong)", pi_seat.name_for), whatever
+    an older log kept ("the Pi (strong)"); a person's seat as it was."""
+    if seat.get("pi") and seat.get("color"):
+        seat["name"] = pi_seat.name_for(seat["pi"], seat["color"])
+        if "spellings" in seat:
+            seat["spellings"] = [seat["name"]]
+    return seat
+
+
 def standings(found: dict) -> dict:
-    """The standings as sent: a row of the Pi's marked with its level, which every page names in its language."""
-    return {mode: [dict(r) for r in rows] for mode, rows in found.items()}
+    """The standings as sent: a row of the Pi's marked with its level and colour, which every page names in its
+    language."""
+    return {mode: [pi_named(dict(r)) for r in rows] for mode, rows in found.items()}

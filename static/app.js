@@ -71,11 +71,12 @@ var M = (function () {
   function who(view, color) {
     var p = (view.players || []).filter(function (q) { return q.color === color; })[0];
     var name = cap(term(color));
-    if (p && p.pi) return tr("pi_who", { color: name });   // "The Pi (Blue)", in this page's language
+    if (p && p.pi) return nameOf(p);   // "Pi Blue (strong)": its one name already says its colour
     return p && p.name ? p.name + " (" + name + ")" : name;
   }
-  /* A seat's name as this page says it: the Pi's in the page's language ("the Pi (strong)"). */
-  function nameOf(p) { return p && p.pi ? tr("pi_name", { level: tr("pi_level_" + p.pi) }) : (p && p.name); }
+  /* A seat's name as this page says it: a Pi seat's one name in the page's language ("Pi Red (strong)", "Pi Rot
+     (stark)"; the server's pi_seat.name_for says the same), on every screen and in every sentence. */
+  function nameOf(p) { return p && p.pi ? tr("pi_one", { color: cap(term(p.color)), level: tr("pi_level_" + p.pi) }) : (p && p.name); }
   function isPi(view, color) { return (view.players || []).some(function (q) { return q.color === color && q.pi; }); }
   function show(node, on) { if (node) node.hidden = !on; }
 

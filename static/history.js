@@ -106,7 +106,7 @@
       var tr_ = el("tr");
       tr_.setAttribute("data-key", r.key);
       var nm = el("td", "nm", M.nameOf(r));
-      var other = r.spellings.filter(function (s) { return s !== r.name; });
+      var other = r.pi ? [] : r.spellings.filter(function (s) { return s !== r.name; });   // the Pi: its one name
       if (other.length) nm.appendChild(el("span", "sp", "= " + other.join(", ")));
       tr_.appendChild(nm);
       [r.played, r.wins, pct(r.win_rate), r.average.toFixed(1), r.best, signed(r.average_margin.toFixed(1))].forEach(function (v) {

@@ -17,6 +17,26 @@
       return li.querySelector("input").checked;
     }).map(function (li) { return li.getAttribute("data-color"); });
   }
+  /* "Play against the Pi": the first one or two colours ticked are the people's, the Pi plays the rest (0: people
+     play every colour). */
+  function people() { return +(radio("people") || 0); }
+  function piColors() { return people() ? players().slice(people()) : []; }
+  function vsPi() {
+    var n = people(), pis = piColors(), level = $("pi-level").value;
+    M.show($("vs-pi-more"), n > 0);
+    Array.prototype.forEach.call(document.querySelectorAll("#seats .seat-row"), function (li) {
+      li.classList.toggle("pi-seat", pis.indexOf(li.getAttribute("data-color")) >= 0);
+    });
+    if (!n) return;
+    $("vs-pi-seats").textContent = pis.length ? tr("vs_pi_seats", {
+      people: players().slice(0, n).map(function (c) { return M.cap(term(c)); }).join(", "),
+      pis: pis.map(function (c) { return M.nameOf({ color: c, pi: level }); }).join(", ") }) : tr("vs_pi_more");
+  }
+  /* Against the Pi with too few colours ticked: the next colours in seat order are ticked for it. */
+  function enoughForPi() {
+    var rows = document.querySelectorAll("#seats .seat-row input");
+    for (var i = 0; i < rows.length && people() && players().length <= people(); i++) rows[i].checked = true;
+  }
   function adjacent(a, b) {
     return R.pairs.some(function (p) { return (p[0] === a && p[1] === b) || (p[0] === b && p[1] === a); });
   }
@@ -73,6 +93,7 @@
   }
 
   function refresh() {
+    vsPi();
     removedBoxes();
     M.show($("hand"), radio("layout") === "hand");
     counts();
@@ -91,6 +112,7 @@
     var li = b.closest("li"), step = +b.getAttribute("data-move");
     if (step < 0 && li.previousElementSibling) li.parentNode.insertBefore(li, li.previousElementSibling);
     if (step > 0 && li.nextElementSibling) li.parentNode.insertBefore(li.nextElementSibling, li);
+    vsPi();
   });
   $("setup").addEventListener("change", refresh);
   $("clear").onclick = function () { tokens = {}; counts(); };
@@ -149,15 +171,29 @@
     if (current && (current.phase === "playing" || current.phase === "lobby") &&
         current.players.some(function (p) { return p.seated; }) &&
         !window.confirm(tr(current.host ? "replace_confirm" : "not_shown_warn", { game: current.id }))) return;
+    var pis = piColors(), level = $("pi-level").value;
+    if (people() && !pis.length) { $("msg").textContent = tr("vs_pi_more"); $("msg").className = "msg"; return; }
     remember(body);
     $("create").disabled = true;
     M.api("POST", "/api/games", body).then(function (res) {
+      if (res.ok && res.data && res.data.id) return seatPi(res.data.id, pis, level);
       $("create").disabled = false;
-      if (res.ok && res.data && res.data.id) { location.href = "/g/" + encodeURIComponent(res.data.id); return; }
       $("msg").textContent = M.errorOf(res);
       $("msg").className = "msg";
     });
   });
+  /* The Pi's seats given one after another, as the lobby gives them (POST .../seats/<colour>/pi); then the lobby. */
+  function seatPi(gid, pis, level) {
+    var go = function () { location.href = "/g/" + encodeURIComponent(gid); };
+    if (!pis.length) return go();
+    M.api("POST", "/api/games/" + encodeURIComponent(gid) + "/seats/" + pis[0] + "/pi", { level: level }).then(function (res) {
+      if (res.ok) return seatPi(gid, pis.slice(1), level);
+      $("create").disabled = false;
+      $("msg").textContent = M.errorOf(res);   // the lobby can still give the seat: the game is made
+      $("msg").className = "msg";
+      setTimeout(go, 3000);
+    });
+  }
 
   /* The LEDs beside the board: what the Pi has, and each LED in turn to check the wiring. */
   function ledStatus(res) {
@@ -188,7 +224,7 @@
       current.players.forEach(function (p) {
         var li = M.el("li", "prow");
         li.appendChild(M.chip(p.color));
-        li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + M.cap(term(p.color)) + " – " + (p.name || tr("seat_free"))));
+        li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + (p.pi ? M.nameOf(p) : M.cap(term(p.color)) + " – " + (p.name || tr("seat_free")))));
         ul.appendChild(li);
       });
       $("front-join").href = "/g/" + encodeURIComponent(current.id);
@@ -200,7 +236,7 @@
   function remember(body) {
     try {
       localStorage.setItem(KEY, JSON.stringify({ mode: body.mode, players: body.players, removed: body.removed_districts,
-        deal: body.deal, layout: radio("layout") }));
+        deal: body.deal, layout: radio("layout"), people: String(people()), level: $("pi-level").value }));
     } catch (e) { /* private mode: nothing remembered */ }
   }
   function restore() {
@@ -214,7 +250,8 @@
     });
     Array.prototype.forEach.call(document.querySelectorAll("#seats input"), function (i) { i.checked = last.players.indexOf(i.value) >= 0; });
     Array.prototype.forEach.call(document.querySelectorAll("#removed input"), function (i) { i.checked = (last.removed || []).indexOf(i.value) >= 0; });
-    ["mode", "deal", "layout"].forEach(function (name) {
+    if (["easy", "normal", "strong"].indexOf(last.level) >= 0) $("pi-level").value = last.level;
+    ["mode", "deal", "layout", "people"].forEach(function (name) {
       var r = document.querySelector("input[name=" + name + "][value=" + (last[name] || "x") + "]");
       if (r) r.checked = true;
     });
@@ -234,6 +271,7 @@
     }
   }
   $("seats").addEventListener("change", function () { legalDistricts(); refresh(); });
+  $("vs-pi").addEventListener("change", function () { enoughForPi(); legalDistricts(); refresh(); });
   /* With three players one district is out: ticking another moves the choice there. */
   $("removed").addEventListener("change", function (ev) {
     if (!ev.target.checked || Math.max(0, 4 - players().length) !== 1) return;

@@ -69,7 +69,8 @@
     M.show($("watching"), !view.you && (view.phase === "playing" || view.phase === "finished"));
     G.hostCountdown($("host-gone"), view);
     M.show($("end"), view.phase === "finished");
-    if (view.phase === "finished") { M.endPanel($("end"), view, gameId); playLinks(); skipShow(); } else plays = null;
+    M.show($("end-top"), view.phase === "finished");
+    if (view.phase === "finished") { M.endPanel($("end"), view, gameId); endTop(); playLinks(); skipShow(); } else plays = null;
     M.show($("host-tools"), !!view.host && (view.phase === "playing" || view.phase === "finished"));
     $("undo").disabled = !online || busy;
     hooks.forEach(function (f) { f(view, online, busy); });
@@ -151,9 +152,17 @@
     box.appendChild(app);
     box.appendChild(web);
     box.appendChild(past);
-    // Right under the winner: logging the play is what the table does next.
+    // At the top of the tally, right under the winner and "Play again": logging the play is what the table does next.
     var end = $("end");
-    end.insertBefore(box, end.children[2] || null);
+    end.insertBefore(box, end.firstChild);
+  }
+
+  /* The winner and how the tie was broken, taken from the top of the tally to the top of the screen: "Play again"
+     (the host's rematch) stands right under them, the board's last steps and the tally below. */
+  function endTop() {
+    var top = $("end-top"), end = $("end");
+    top.textContent = "";
+    [end.querySelector(".winner"), end.querySelector(".winner + .hint")].forEach(function (n) { if (n) top.appendChild(n); });
   }
 
   /* The host may end the table screen's line-by-line reveal of the tally (this phone never waits for it). */
@@ -163,7 +172,7 @@
     b.type = "button";
     b.id = "skip-show";
     b.onclick = function () { post("/show/skip", {}); };
-    $("end").insertBefore(b, $("end").children[2] || null);
+    $("end").insertBefore(b, $("end").firstChild);
   }
 
   function lobby() {
@@ -180,9 +189,9 @@
       if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
       if (p.cards_entered === false && p.name) name += " – " + tr("cards_waiting");
       if (view.host && (view.new_devices || []).includes(p.color)) name += " – " + tr("new_device");
-      var label = p.pi ? tr("pi_seat", { color: M.cap(term(p.color)), level: tr("pi_level_" + p.pi) }) : M.cap(term(p.color)) + " – " + name;
+      var label = p.pi ? M.nameOf(p) : M.cap(term(p.color)) + " – " + name;
       li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + label));
-      if (view.host && p.pi) piLevels(li, p);   // "Blue: the Pi, strong": another level, or a person plays
+      if (view.host && p.pi) piLevels(li, p);   // "Pi Blue (strong)": another level, or a person plays
       else if (view.host && !p.name) piLevels(li, p);
       if (view.host && p.pi) {
         var back = M.el("button", "btn small", tr("pi_free"));
@@ -357,7 +366,7 @@
       if (!last) text = tr("hint_open");
       else {
         var p = view.players.filter(function (q) { return q.color === last.color; })[0];
-        var params = { player: p && p.name ? p.name : M.cap(term(last.color)), value: last.value, nb: last.neighborhood };
+        var params = { player: M.nameOf(p) || M.cap(term(last.color)), value: last.value, nb: last.neighborhood };
         text = tr(open ? "hint_outbid" : "hint_cannot", params);
       }
     }

@@ -98,7 +98,7 @@
     winners.forEach(function (c, i) {
       if (i) names.appendChild(el("span", "wcol", ", "));
       names.appendChild(el("span", "wname", name(view, c)));
-      names.appendChild(el("span", "wcol", " (" + M.cap(M.term(c)) + ")"));
+      if (!M.isPi(view, c)) names.appendChild(el("span", "wcol", " (" + M.cap(M.term(c)) + ")"));   // the Pi's name says it
     });
     if (around[1]) names.appendChild(el("span", "wlabel", around[1]));
     win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
@@ -174,7 +174,7 @@
   }
   function name(view, c) {
     var p = (view.players || []).filter(function (q) { return q.color === c; })[0];
-    return (p && p.name) || M.cap(M.term(c));
+    return M.nameOf(p) || M.cap(M.term(c));
   }
 
   /* Nothing scrolls: who acts wraps (a word wider than the column gets soft hyphens), the hands' names shrink to one
@@ -385,7 +385,7 @@
       s.textContent = "";
       // The name on its own lines, as wide as the column; the colour's chip with "to act" under it.
       var line = el("div", "who");
-      line.appendChild(el("span", "nm", p.name || M.cap(M.term(view.to_act))));
+      line.appendChild(el("span", "nm", M.nameOf(p) || M.cap(M.term(view.to_act))));
       s.appendChild(line);
       var turn = el("div", "turn");
       turn.appendChild(M.chip(view.to_act));

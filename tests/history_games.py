@@ -19,7 +19,7 @@ from companion.table import Table, device_id
 from games import random_game, random_setup
 
 
-PI_NAMED = {pi_seat.name_for(level): level for level in players.PI_LEVELS}
+PI_NAMED = {f"the Pi ({level})": level for level in players.PI_LEVELS}   # as older logs named them
 
 
 def game_log(setup: Setup, actions, names: dict, rng: random.Random, undos: float = 0.02) -> list[tuple]:

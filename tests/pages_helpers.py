@@ -262,7 +262,9 @@ END_JS = """() => {
   const head = [...rows[0].querySelectorAll('th')].slice(1).map(th => th.querySelector('.chip').textContent);
   const body = rows.slice(1).map(r => [r.querySelector('th').textContent,
      [...r.querySelectorAll('td')].map(td => td.firstChild.textContent)]);
-  return {visible: !end.hidden, winner: end.querySelector('.winner').textContent, head, body,
+  // the phone's winner stands on top of its first screen (#end-top), the table's in its tally
+  const winner = end.querySelector('.winner') || document.querySelector('#end-top .winner');
+  return {visible: !end.hidden, winner: winner.textContent, head, body,
           record: (end.querySelector('a[download]') || {}).href || null};
 }"""
 

@@ -144,7 +144,7 @@ def test_the_hosts_phone_skips_the_show_and_no_phone_waits_for_it(browser, serve
                 host.set_viewport_size({"width": w, "height": h})
                 host.locator("#skip-show").scroll_into_view_if_needed()
                 host.screenshot(path=f"{SHOTS}/phone-end-skip-show-{w}x{h}.png")
-        assert LONG[over["view"]["scores"]["winners"][0]] in host.inner_text("#end .winner")
+        assert LONG[over["view"]["scores"]["winners"][0]] in host.inner_text("#end-top .winner")
         # Only the host may skip, and only a finished game.
         r = phones["red"].post(f"/api/games/{gid}/show/skip", {})
         assert r.status == 403 and r.json["error"] == i18n.t("en", "not_host"), r

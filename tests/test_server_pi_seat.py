@@ -70,7 +70,7 @@ def test_a_whole_game_with_one_phone_and_one_pi_seat_reaches_the_tally(server, p
     gid, ann = pi_lobby(server, phone, mode)
     lobby = ann.view(gid)
     red = next(p for p in lobby["players"] if p["color"] == "red")
-    assert red["seated"] and red["pi"] == "strong" and red["name"] == "the Pi (strong)"
+    assert red["seated"] and red["pi"] == "strong" and red["name"] == "Pi Red (strong)"
     r = ann.post(f"/api/games/{gid}/start")
     assert r.status == 200, r
     assert r.json["you"]["color"] == "blue" and r.json["you"]["area"]   # the app dealt the person's cards
@@ -99,9 +99,9 @@ def test_a_whole_game_with_one_phone_and_one_pi_seat_reaches_the_tally(server, p
     assert thinkers and all(os.getpriority(os.PRIO_PROCESS, k) == 10 for k in thinkers), kids
     # History and BG Stats name it.
     plays = ann.get(f"/api/games/{gid}/bgstats").json
-    assert "the Pi (strong)" in [p["name"] for p in plays["data"]["players"]]
+    assert "Pi Red (strong)" in [p["name"] for p in plays["data"]["players"]]
     standings = ann.get("/api/standings").json
-    assert "the Pi (strong)" in json.dumps(standings)
+    assert "Pi Red (strong)" in json.dumps(standings)
     # A rematch keeps the Pi in its seat (the next player clockwise starts).
     r = ann.post(f"/api/games/{gid}/rematch", {"rotate": True})
     assert r.status == 200, r

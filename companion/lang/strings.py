@@ -464,6 +464,16 @@ UI = {
     "pi_who": "the Pi ({color})",
     "pi_level_easy": "easy", "pi_level_normal": "normal", "pi_level_strong": "strong",
     "pi_seat": "{color}: the Pi, {level}",
+    "pi_one": "Pi {color} ({level})",   # a Pi seat's one name on every screen and in every sentence (issue 40)
+    # the front door's setup: one or two people against the Pi's seats (issue 40, item 4)
+    "vs_pi_title": "Play against the Pi",
+    "vs_pi_none": "No, people play every colour",
+    "vs_pi_one": "One person against the Pi",
+    "vs_pi_two": "Two people against the Pi",
+    "vs_pi_hint": "The first colours ticked above are the people's; the Pi plays the others.",
+    "vs_pi_level": "The Pi's level",
+    "vs_pi_seats": "People: {people}. The Pi: {pis}.",
+    "vs_pi_more": "Tick one more colour for the Pi.",
     "pi_take": "The Pi plays",
     "pi_free": "A person plays",
     "pi_bid": "{player} bids {value} on {nb}: put a {color} {value} on {nb}.",

@@ -192,7 +192,7 @@ def standings(store: Store, since: Optional[float] = None) -> dict:
     merged = merges(store)
     where, params = ("AND p.ended_at >= ?", (since,)) if since is not None else ("", ())
     rows = store.read(
-        "SELECT p.game, p.mode, p.ended_at, x.name, x.key, x.score, x.winner, x.pi FROM plays p "
+        "SELECT p.game, p.mode, p.ended_at, x.name, x.key, x.score, x.winner, x.pi, x.color FROM plays p "
         f"JOIN play_players x ON x.game = p.game WHERE p.status = 'finished' {where} "
         "ORDER BY p.ended_at, p.game, x.seat", params)
     games: dict[str, list] = defaultdict(list)
@@ -200,12 +200,14 @@ def standings(store: Store, since: Optional[float] = None) -> dict:
         games[r[0]].append(r)
     tables: dict[str, dict] = {"all": {}, "family": {}, "expert": {}}
     for seats in games.values():
-        for i, (gid, mode, ended, name, key, score, winner, pi) in enumerate(seats):
+        for i, (gid, mode, ended, name, key, score, winner, pi, color) in enumerate(seats):
             best_other = max((s[5] for j, s in enumerate(seats) if j != i), default=score)
-            who = ("pi", pi) if pi else ("person", merged.get(key, key))   # never the same row, whatever the name
+            # never the same row, whatever the name; a seat the Pi played: one row per level and colour, as BG Stats
+            # counts it ("Pi Red (strong)", its one name)
+            who = ("pi", f"pi:{pi}:{color}") if pi else ("person", merged.get(key, key))
             for table in (tables["all"], tables[mode]):
                 row = table.setdefault(who, {"key": who[1], "names": {}, "played": 0, "wins": 0, "points": 0,
-                                             "best": None, "margin": 0, "pi": pi})
+                                             "best": None, "margin": 0, "pi": pi, "color": color})
                 row["names"][name] = ended     # the newest spelling shown; the target's own spelling first
                 row["played"] += 1
                 row["wins"] += winner
@@ -224,7 +226,7 @@ def standings(store: Store, since: Optional[float] = None) -> dict:
                     "average": round(row["points"] / n, 2), "best": row["best"],
                     "average_margin": round(row["margin"] / n, 2)}
             if row["pi"]:
-                line["pi"] = row["pi"]
+                line["pi"], line["color"] = row["pi"], row["color"]
             lines.append(line)
         lines.sort(key=lambda r: (-r["wins"], -r["win_rate"], -r["average"], r["key"], "pi" in r))
         out[mode] = lines
@@ -263,11 +265,13 @@ def _player_id(seat: dict, merged: dict) -> str:
     return merged.get(fold(seat["name"]), fold(seat["name"]))
 
 
-def bgstats(store: Store, gid: str) -> Optional[dict]:
-    """The play as BG Stats' 'push plays from other apps' link takes it, and the two links."""
+def bgstats(store: Store, gid: str, named=lambda seat: seat) -> Optional[dict]:
+    """The play as BG Stats' 'push plays from other apps' link takes it, and the two links; `named`: each seat under
+    the name it goes by (the Pi's: views.pi_named)."""
     entry = play(store, gid)
     if entry is None or entry["status"] != "finished":
         return None
+    entry["players"] = [named(p) for p in entry["players"]]
     merged = merges(store)
     data = {
         "sourceName": SOURCE,

@@ -20,7 +20,7 @@ class PiEvents:
         self.newcomers.discard(color)
         if level:
             self.devices[color] = device_for(level)
-            self.names[color] = name_for(level)
+            self.names[color] = name_for(level, color)
         else:
             self.devices.pop(color, None)
             self.names.pop(color, None)

@@ -6,6 +6,7 @@ import json
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
 
+from companion import views
 from companion.errors import Refused
 from companion.game.board import board_data
 from companion.game.setup import check_saved_layout
@@ -60,8 +61,8 @@ def current_game():
                                                  current_app.config.get("LISTEN"))})
     return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
                     "phase": game.phase,
-                    "players": [{"color": c, "name": game.names.get(c), "seated": c in game.devices}
-                                for c in game.colors],
+                    "players": [views.pi_named({"color": c, "name": game.names.get(c), "seated": c in game.devices,
+                                                "pi": views.pi_level(game, c)}) for c in game.colors],
                     "host": game.can_host(g.device), "seated": game.seat_of(g.device),
                     "setup": {"mode": game.mode, "players": list(game.colors),
                               "removed_districts": sorted(game.removed), "deal": game.deal,

@@ -62,7 +62,7 @@ def export():
 @bp.get("/api/games/<gid>/bgstats")
 def bgstats(gid: str):
     """The play for BG Stats' 'createPlay' link: the same on every phone and every tap."""
-    links = history.bgstats(current_table().store, gid[:ID_LENGTH])
+    links = history.bgstats(current_table().store, gid[:ID_LENGTH], views.pi_named)
     if links is None:
         entry = history.play(current_table().store, gid[:ID_LENGTH])
         if entry is not None and entry["status"] == "abandoned":
