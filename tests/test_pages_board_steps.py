@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.lang import i18n
+from companion.pi_seat import name_for
 from conftest import FAST
 from pages_helpers import SHOTS, browser, devices, shots_at  # noqa: F401  (fixtures)
 from server_helpers import LiveServer
@@ -58,7 +59,8 @@ def test_the_steps_stand_above_the_map_until_done_on_the_board(server, devices):
     step = view["board_pending"][0]
     ann.wait_seq(view["seq"])
     text = ann.text("#board-steps")
-    who = i18n.t("en", "pi_who", color="Red")
+    levels = {p["color"]: p.get("pi") for p in view["players"]}
+    who = name_for(levels["red"], "red")   # its one name (issue 40, item 4): "Pi Red (normal)"
     said = (cap(i18n.t("en", "pi_bid", player=who, value=step["value"], nb=step["neighborhood"], color="red"))
             if step["step"] == "bid" else cap(i18n.t("en", "pi_pass", player=who)))
     assert said in text and i18n.t("en", "board_steps_title") in text
@@ -95,7 +97,7 @@ def test_the_steps_stand_above_the_map_until_done_on_the_board(server, devices):
     question = dialog.message
     dialog.dismiss()
     for a in took["actions"][1:]:
-        who = i18n.t("en", "pi_who", color=cap(i18n.term("en", a["color"])))
+        who = name_for(levels[a["color"]], a["color"])
         line = (i18n.t("en", "undone_also", player=who, value=a["value"], nb=a["neighborhood"],
                        color=i18n.term("en", a["color"])) if a["kind"] == "bid"
                 else i18n.t("en", "undone_also_pass", player=who))

@@ -15,7 +15,7 @@ from companion.store import history
 from companion.store.db import Store
 from conftest import FAST
 from history_games import game_log, play_one, write_game
-from pages_helpers import browser, devices  # noqa: F401  (fixtures)
+from pages_helpers import browser, devices, shots_at  # noqa: F401  (fixtures)
 from server_helpers import LiveServer, Phone, create_game
 from test_server_pi_seat import play_to_the_end
 
@@ -178,6 +178,9 @@ def one_name_everywhere(server, devices) -> None:
         pages = {"phone": phone.page.inner_text("body"), "table": table.page.inner_text("body")}
         assert phone.text("#end-top .winner") == said[0]
         assert " ".join(table.text(".winbox .winner").split()) == said[0]   # its label on a line of its own
+        if lang == "fr":   # looked at: the table's end show and the finished phone, each Pi seat by its one name
+            shots_at(table, "table-end-pi-fr", [(1920, 1080), (1280, 720)])
+            shots_at(phone, "phone-end-pi-fr", [(390, 844), (320, 568)])
         phone.goto("/history")
         phone.page.wait_for_selector("#standings table")
         pages["history"] = phone.page.inner_text("body")
