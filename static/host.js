@@ -250,7 +250,7 @@
     });
     Array.prototype.forEach.call(document.querySelectorAll("#seats input"), function (i) { i.checked = last.players.indexOf(i.value) >= 0; });
     Array.prototype.forEach.call(document.querySelectorAll("#removed input"), function (i) { i.checked = (last.removed || []).indexOf(i.value) >= 0; });
-    if (["easy", "normal", "strong"].indexOf(last.level) >= 0) $("pi-level").value = last.level;
+    if (M.S.levels.indexOf(last.level) >= 0) $("pi-level").value = last.level;
     ["mode", "deal", "layout", "people"].forEach(function (name) {
       var r = document.querySelector("input[name=" + name + "][value=" + (last[name] || "x") + "]");
       if (r) r.checked = true;

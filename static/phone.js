@@ -251,7 +251,7 @@
     var none = M.el("option", "", p.pi ? tr("pi_take") : tr("pi_take") + "…");
     none.value = "";
     if (!p.pi) sel.appendChild(none);
-    ["easy", "normal", "strong"].forEach(function (lv) {
+    M.S.levels.forEach(function (lv) {
       var o = M.el("option", "", tr("pi_level_" + lv));
       o.value = lv;
       if (lv === p.pi) o.selected = true;

@@ -407,3 +407,21 @@ def test_a_seat_given_to_the_pi_after_the_others_entered_their_cards_checks_them
     assert ben.post(f"/api/games/{gid}/seats/red/cards", {"area": "bridges"}).status == 200
     assert ann.post(f"/api/games/{gid}/seats/blue/cards", {"area": "lakes"}).status == 200
     assert ann.post(f"/api/games/{gid}/start").json["phase"] == "playing"
+
+
+def test_the_pages_offer_the_levels_the_table_accepts_and_no_list_of_their_own(server, phone):
+    """The host's setup page and the lobby's choice are made from the levels the server sends with a page's strings
+    (players.PI_LEVELS, which the table checks a Pi seat against): a new level needs no page changed."""
+    import re
+    from server_helpers import ROOT
+    gid = create_game(phone(server), ("blue", "red"))
+    for path in ("/", f"/g/{gid}"):
+        page = phone(server).get(path).body.decode()
+        sent = json.loads(re.search(r'<script id="strings" type="application/json">(.*?)</script>', page, re.S).group(1))
+        assert sent["levels"] == list(players.PI_LEVELS), path
+    host = phone(server).get("/").body.decode()
+    assert re.findall(r'<select id="pi-level"[^>]*>(.*?)</select>', host, re.S) and all(
+        f'value="{lv}"' in host for lv in players.PI_LEVELS)
+    listed = re.compile(r"""["'](easy|normal|strong)["']\s*,\s*["'](easy|normal|strong)["']""")
+    for path in [*(ROOT / "static").glob("*.js"), *(ROOT / "templates").glob("*.html")]:
+        assert not listed.search(path.read_text("utf-8")), f"{path.name} lists the Pi's levels itself"

@@ -30,6 +30,8 @@ class PiEvents:
 class PiRequests:
     """Table's requests for the Pi's seats: the host gives a free colour to the Pi or takes it back, in the lobby."""
 
+    pi_levels = players.PI_LEVELS   # what a host may choose, as the pages offer it (web/render.py sends it)
+
     def seat_pi(self, gid: str, color: str, level: str, device: str) -> str:
         with self._lobby_for_host(gid, device) as game:
             if color not in game.colors:
