@@ -3,11 +3,13 @@
     .venv/bin/python benchmarks/bench_playout.py [--positions 300] [--seed 7]             # CPU a decision
     .venv/bin/python benchmarks/bench_playout.py --dump /tmp/before.json                  # ... and keep the decisions
     .venv/bin/python benchmarks/bench_playout.py --compare /tmp/before.json               # the same decisions?
+    .venv/bin/python benchmarks/bench_playout.py --strong0 --dump /tmp/b.json             # strong0's values too
     .venv/bin/python benchmarks/bench_playout.py --positions 40 --profile                 # where the time goes
 
 Positions: met in seeded games of 2, 3 and 4 seats, Family and Expert, played by greedy with random slips (a few
 per game, each with a choice to make). At each, strong's search from the seat's view (appraise: every candidate's
-value; its argmax is strong's move) with the seed of the position, in this process's CPU time. --dump writes every
+value; its argmax is strong's move) with the seed of the position, in this process's CPU time (--strong0: the old
+search's values too, untimed: strong0's, and strong's prior). --dump writes every
 position's move and candidates' values; --compare reads such a file and counts the positions whose move, and whose
 values, are exactly the same: an optimisation of the playouts must change none.
 """
@@ -28,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion import players  # noqa: E402
 from companion.game.rules import apply, legal_actions, new_game  # noqa: E402
+from companion.players import search  # noqa: E402
 from companion.players.appraise import appraise  # noqa: E402
 from companion.players.match import random_setup  # noqa: E402
 from companion.players.seen import hide  # noqa: E402
@@ -64,6 +67,7 @@ def main() -> int:
     ap.add_argument("--dump")
     ap.add_argument("--compare")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--strong0", action="store_true", help="also keep the old search's values (strong0, strong's prior)")
     args = ap.parse_args()
     found = positions(args.positions, args.seed)
     ms, record = {2: [], 3: [], 4: []}, []
@@ -78,6 +82,9 @@ def main() -> int:
         ms[len(seen.setup.seats)].append(1000 * (time.process_time() - t0))
         best = max(values, key=values.get)
         record.append({"move": key(best), "values": sorted((key(a), v) for a, v in values.items())})
+        if args.strong0:
+            old = search.weigh(seen, color, random.Random(i), search.STRONG)
+            record[-1]["strong0"] = [(key(a), v) for a, v in old]
     every = sorted(x for xs in ms.values() for x in xs)
     print(f"{len(every)} decisions: median {statistics.median(every):.0f} ms CPU, p90 {every[int(0.9 * len(every))]:.0f},"
           f" p99 {every[int(0.99 * len(every))]:.0f}, max {every[-1]:.0f}")
@@ -90,7 +97,7 @@ def main() -> int:
     if args.compare:
         old, record = json.loads(Path(args.compare).read_text()), json.loads(json.dumps(record))
         moves = sum(a["move"] == b["move"] for a, b in zip(old, record))
-        values = sum(a["values"] == b["values"] for a, b in zip(old, record))
+        values = sum(a["values"] == b["values"] and a.get("strong0") == b.get("strong0") for a, b in zip(old, record))
         print(f"compared {min(len(old), len(record))} positions: same move {moves}, same values {values}")
         if moves != len(record) or values != len(record):
             return 1
