@@ -273,7 +273,7 @@ def test_the_fast_playout_keeps_the_rules_and_scores_as_game_scoring_does():
             if rng.random() < 0.1:
                 fresh = Sim.from_state(state, cards, BOARD)
                 for f in ("owner", "value", "hands", "counts", "tok", "coll", "sub", "arc", "to_act", "call",
-                          "passed", "finished"):
+                          "passed", "finished", "free"):
                     assert getattr(fresh, f) == getattr(sim, f), f
         assert sim.finished
         real = score(state, BOARD)

@@ -65,7 +65,7 @@ class Sim:
     """A game between two decisions, on lists; `cards[i]` is seat i's (area, kind index or None) in this world."""
 
     __slots__ = ("g", "n", "expert", "k", "owner", "value", "hands", "counts", "tok", "coll", "sub", "arc",
-                 "start", "to_act", "call", "passed", "finished", "cards", "dmax", "dcount", "lcount", "potential")
+                 "start", "to_act", "call", "passed", "finished", "cards", "dmax", "dcount", "lcount", "potential", "free")
 
     @classmethod
     def from_state(cls, state: State, cards: list, board: Board | None = None) -> "Sim":
@@ -78,6 +78,7 @@ class Sim:
         s.dmax = [[-1] * s.n for _ in range(g.ndist)]
         s.dcount = [[0] * s.n for _ in range(g.ndist)]
         s.lcount = [[0] * s.n for _ in range(g.nlakes)]
+        s.free = [i for i, live in enumerate(g.live) if live]       # in play and not built on, in the board's order
         for nb, b in state.built.items():
             s._place(g.idx[nb], state.seat(b.player), b.value)
         s.call = []
@@ -111,7 +112,7 @@ class Sim:
         s.dcount = [d[:] for d in self.dcount]
         s.lcount = [x[:] for x in self.lcount]
         s.sub, s.arc, s.start, s.to_act, s.finished = self.sub, self.arc, self.start, self.to_act, self.finished
-        s.call, s.passed = self.call[:], self.passed
+        s.call, s.passed, s.free = self.call[:], self.passed, self.free[:]
         return s
 
     # --- the rules (game/rules.py: apply, _advance, _end_call) ---------------------------------------------------
@@ -157,6 +158,7 @@ class Sim:
 
     def _place(self, i: int, p: int, v: int) -> None:
         self.owner[i], self.value[i] = p, v
+        self.free.remove(i)
         d = self.g.dist[i]
         self.dmax[d][p] = max(self.dmax[d][p], size_class(v))
         self.dcount[d][p] += 1
@@ -302,7 +304,7 @@ class Sim:
         """Seat s's move: (neighborhood, value) or None to pass; the lowest value, the best gain, a random slip."""
         h, owner = self.hands[s], self.owner
         if not self.call:
-            opts = [i for i, o in enumerate(owner) if o == EMPTY]
+            opts = self.free                      # no bid stands between calls: every free one is EMPTY
             v, floor = h[0], -99.0
         else:
             _, last, lv = self.call[-1]
