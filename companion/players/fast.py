@@ -8,6 +8,7 @@ against game/ over many random games). Pure: stdlib only, no clock; the only ran
 from __future__ import annotations
 
 import random
+from bisect import bisect_right, insort
 
 from companion.game.board import Board, load_board
 from companion.game.scoring import area_groups, family_touch
@@ -64,7 +65,7 @@ class Sim:
     """A game between two decisions, on lists; `cards[i]` is seat i's (area, kind index or None) in this world."""
 
     __slots__ = ("g", "n", "expert", "k", "owner", "value", "hands", "counts", "tok", "coll", "sub", "arc",
-                 "start", "to_act", "call", "passed", "finished", "cards", "dmax", "dcount", "lcount", "potential")
+                 "start", "to_act", "call", "passed", "finished", "cards", "dmax", "dcount", "lcount", "potential", "free")
 
     @classmethod
     def from_state(cls, state: State, cards: list, board: Board | None = None) -> "Sim":
@@ -77,6 +78,7 @@ class Sim:
         s.dmax = [[-1] * s.n for _ in range(g.ndist)]
         s.dcount = [[0] * s.n for _ in range(g.ndist)]
         s.lcount = [[0] * s.n for _ in range(g.nlakes)]
+        s.free = [i for i, live in enumerate(g.live) if live]       # in play and not built on, in the board's order
         for nb, b in state.built.items():
             s._place(g.idx[nb], state.seat(b.player), b.value)
         s.call = []
@@ -110,7 +112,7 @@ class Sim:
         s.dcount = [d[:] for d in self.dcount]
         s.lcount = [x[:] for x in self.lcount]
         s.sub, s.arc, s.start, s.to_act, s.finished = self.sub, self.arc, self.start, self.to_act, self.finished
-        s.call, s.passed = self.call[:], self.passed
+        s.call, s.passed, s.free = self.call[:], self.passed, self.free[:]
         return s
 
     # --- the rules (game/rules.py: apply, _advance, _end_call) ---------------------------------------------------
@@ -130,25 +132,33 @@ class Sim:
         return [j for j in self.g.adj[i] if owner[j] == EMPTY]
 
     def _advance(self, actor: int) -> None:
+        """Seats that cannot outbid pass; the next seat still in acts, or the call ends (rules._advance)."""
         leader, i, v = self.call[-1]
-        n = self.n
-        room = bool(self.room(i))
+        n, owner, hands, passed = self.n, self.owner, self.hands, self.passed
+        room = False
+        for j in self.g.adj[i]:
+            if owner[j] == EMPTY:
+                room = True
+                break
+        nxt = -1
         for k in range(1, n):
             s = (actor + k) % n
-            if s == leader or self.passed >> s & 1:
+            if s == leader or passed >> s & 1:
                 continue
-            h = self.hands[s]
+            h = hands[s]
             if not room or not h or h[-1] <= v:
-                self.passed |= 1 << s
-        for k in range(1, n):
-            s = (actor + k) % n
-            if s != leader and not self.passed >> s & 1:
-                self.to_act = s
-                return
-        self._end_call(leader)
+                passed |= 1 << s
+            elif nxt < 0:
+                nxt = s
+        self.passed = passed
+        if nxt >= 0:
+            self.to_act = nxt
+        else:
+            self._end_call(leader)
 
     def _place(self, i: int, p: int, v: int) -> None:
         self.owner[i], self.value[i] = p, v
+        self.free.remove(i)
         d = self.g.dist[i]
         self.dmax[d][p] = max(self.dmax[d][p], size_class(v))
         self.dcount[d][p] += 1
@@ -158,8 +168,7 @@ class Sim:
     def _end_call(self, w: int) -> None:
         _, i, v = self.call[-1]
         for s, j, x in self.call[:-1]:
-            self.hands[s].append(x)
-            self.hands[s].sort()
+            insort(self.hands[s], x)
             self.owner[j] = EMPTY
         self._place(i, w, v)
         self.counts[w] += 1
@@ -293,22 +302,91 @@ class Sim:
 
     def choose(self, s: int, rng: random.Random, eps: float) -> tuple | None:
         """Seat s's move: (neighborhood, value) or None to pass; the lowest value, the best gain, a random slip."""
-        h = self.hands[s]
+        h, owner = self.hands[s], self.owner
         if not self.call:
-            opts = [i for i, o in enumerate(self.owner) if o == EMPTY]
-            v = h[0]
+            opts = self.free                      # no bid stands between calls: every free one is EMPTY
+            v, floor = h[0], -99.0
         else:
             _, last, lv = self.call[-1]
-            opts = self.room(last)
-            v = next(x for x in h if x > lv)
+            opts = [j for j in self.g.adj[last] if owner[j] == EMPTY]
+            v, floor = h[bisect_right(h, lv)], 0.0
         if rng.random() < eps:
             return rng.choice(opts), v
-        best, best_g = None, 0.0 if self.call else -99.0
-        for i in opts:
-            gi = self.gain(s, i, v)
-            if gi > best_g:
-                best, best_g = i, gi
+        best = self.best(s, opts, v, floor)
         return None if best is None else (best, v)
+
+    def best(self, s: int, opts: list, v: int, floor: float) -> int | None:
+        """The first of `opts` whose gain(s, i, v) is the highest above `floor`: gain's very sums, in gain's order
+        (tokens, highest, kind, objective), its parts shared by every option worked out once."""
+        tok, sub = self.tok, self.sub
+        t1 = 4.0 if sub != s and (sub < 0 or self.coll[s][1] + 1 > self.coll[sub][1]) else 1.0
+        tg = (3.0, t1, -1.0 if self.arc == s else -3.0, 0.0)          # by token; tg[-1]: no token
+        area, kind = self.cards[s]
+        best = None
+        if not self.expert:
+            touch = self.g.touch[area] if area else ()
+            for i in opts:
+                x = tg[tok[i]]
+                if i in touch:
+                    x = x + 3
+                if x > floor:
+                    best, floor = i, x
+            return best
+        g = self.g
+        c, n, dmax, dist, kinds = size_class(v), self.n, self.dmax, g.dist, g.kind
+        high = [None] * g.ndist                                         # by district, worked out when first met
+        more = self._area_gains(s, opts, area) if area else None
+        for k, i in enumerate(opts):
+            di = dist[i]
+            x = high[di]
+            if x is None:
+                d = dmax[di]
+                mine, x = d[s], 0.0
+                if c > mine:
+                    other = d[1 - s] if n == 2 else max(d[:s] + d[s + 1:])
+                    if c > other and mine <= other:
+                        x = 5.0 if mine < other or other < 0 else 2.5
+                high[di] = x
+            x = tg[tok[i]] + x
+            if kind is not None and kinds[i] == kind:
+                x += 2
+            if more is not None:
+                x += more[k]
+            if x > floor:
+                best, floor = i, x
+        return best
+
+    def _area_gains(self, s: int, opts: list, area: str) -> list:
+        """_area_gain(s, i, area) for every i of `opts`, the same floats, each table read once."""
+        g, owner, pot = self.g, self.owner, self.potential
+        if area == "districts":
+            dc, dist = self.dcount, g.dist
+            return [4.0 if dc[dist[i]][s] == 2 else pot * 4.0 * dc[dist[i]][s] / 2 for i in opts]
+        if area == "bridges":
+            p2, partners = pot * 2.0, g.partners
+            return [sum(4.0 if owner[j] == s else p2 if owner[j] == EMPTY else 0.0 for j in partners[i])
+                    for i in opts]
+        if area == "lakes":
+            out, lc, lakes_of, p5 = [], self.lcount, g.lakes_of, pot * 5.0
+            for i in opts:
+                b = 0.0
+                for x in lakes_of[i]:
+                    have = lc[x][s] % 3
+                    y = 5.0 if have == 2 else p5 * (have + 1) / 3
+                    if y > b:
+                        b = y
+                out.append(b)
+            return out
+        if area == "chains":
+            out, adj, p4 = [], g.adj, pot * 4.0
+            for i in opts:
+                near = [j for j in adj[i] if owner[j] == s]
+                if len(near) >= 2 or any(owner[m] == s for j in near for m in adj[j] if m != i):
+                    out.append(4.0)
+                else:
+                    out.append(p4 * len(near) / 2 + pot)
+            return out
+        return [self._area_gain(s, i, area) for i in opts]
 
     def play_out(self, rng: random.Random, eps: float = 0.1) -> None:
         while not self.finished:

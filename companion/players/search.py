@@ -255,7 +255,7 @@ class _Search:
         self.left = style.nodes
 
     def utility(self, vals: tuple, i: int) -> float:
-        return vals[i] - max(v for j, v in enumerate(vals) if j != i)
+        return vals[i] - max(vals[:i] + vals[i + 1:])
 
     def values(self, hands, s: int, floor: int, passed) -> list:
         """The bids worth trying: lowest, lowest per height class (Expert), lowest that no one still in can beat."""
@@ -297,10 +297,13 @@ class _Search:
         s = to_act
         best = self.after(hands, taken, passed | {s}, last, s, depth - 1)
         best_u = self.utility(best, s)
+        bids = []                                   # the same for every neighborhood: worked out once
+        for v2 in self.values(hands, s, v, passed):
+            h = list(hands)
+            h[s] = tuple(x for x in hands[s] if x != v2)
+            bids.append((v2, h))
         for nb2 in sorted(room):
-            for v2 in self.values(hands, s, v, passed):
-                h = list(hands)
-                h[s] = tuple(x for x in hands[s] if x != v2)
+            for v2, h in bids:
                 vals = self.after(h, taken | {nb2}, passed, (s, nb2, v2), s, depth - 1)
                 u = self.utility(vals, s)
                 if u > best_u:
