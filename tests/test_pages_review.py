@@ -3,6 +3,8 @@ phone's turn, the phone's own costliest decisions once the game is over, at 320x
 review in a WebKit and a Gecko phone (tests/engines.py). One server for the module."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from companion.lang import i18n
@@ -43,7 +45,8 @@ def lines(lang: str, seat: dict, name: str = "") -> list[str]:
                 lang, "review_you_bid", value=m["action"]["value"], nb=m["action"]["bid"])
         pi = i18n.t(lang, "review_pi_passed") if m["better"].get("pass") else i18n.t(
             lang, "review_pi_bid", value=m["better"]["value"], nb=m["better"]["bid"])
-        out.append(i18n.t(lang, "review_line", call=m["call"], you=you, pi=pi, cost=max(1, round(m["cost"]))))
+        # As the page rounds (Math.round: half up; Python's round() halves to even: 6.5 gave 6 here, 7 on the page).
+        out.append(i18n.t(lang, "review_line", call=m["call"], you=you, pi=pi, cost=max(1, math.floor(m["cost"] + 0.5))))
     return out
 
 
