@@ -182,17 +182,24 @@ class WebKitPhone(Phone):
         from selenium.webdriver.webkitgtk.service import Service
 
         self.x = Xvfb()
-        opts = Options()
-        opts.binary_location = MINIBROWSER
-        opts.add_argument("--automation")
-        service = Service(executable_path=WEBKITDRIVER, port=free_port(), env=dict(os.environ, DISPLAY=self.x.display))
-        try:
+        self.opened = False
+
+        def start():
+            opts = Options()
+            opts.binary_location = MINIBROWSER
+            opts.add_argument("--automation")
+            service = Service(executable_path=WEBKITDRIVER, port=free_port(),
+                              env=dict(os.environ, DISPLAY=self.x.display))
             self.d = webdriver.WebKitGTK(options=opts, service=service)
+            self.d.set_script_timeout(20)
+            self.size(width, height)
+
+        self._start = start
+        try:
+            start()
         except Exception:
             self.x.stop()
             raise
-        self.d.set_script_timeout(20)
-        self.size(width, height)
 
     def js(self, fn, *args):
         return self.d.execute_script(f"return ({fn}).apply(null, arguments)", *args)
@@ -201,18 +208,36 @@ class WebKitPhone(Phone):
         self.js(CATCH)
 
     def open(self, url):
-        from selenium.common.exceptions import WebDriverException
+        from selenium.common.exceptions import InvalidSessionIdException, WebDriverException
 
         try:
             self.d.get(url)
         except WebDriverException as e:
-            # Once, in a full run at load 10, WebKitWebDriver answered a navigation from one game page to another
-            # with an "unknown error" that said nothing at all. Any error that says something fails at once; the
-            # empty one is tried again once, and only while the browser still answers (a crash fails here).
-            if e.msg or not self.d.current_url:
-                raise
-            print(f"webkit: navigation to {url} answered with an empty unknown error; tried once more", file=sys.stderr)
+            try:
+                alive = bool(self.d.current_url)
+            except InvalidSessionIdException:
+                # Twice in full runs at load 10-16, MiniBrowser's web process crashed on the very first page a
+                # fresh browser loaded, before any step of a test: that browser, and only at its first page, is
+                # started again once. A crash after its first page fails the test.
+                if self.opened:
+                    raise e
+                print(f"webkit: the fresh browser crashed loading {url}; started again once", file=sys.stderr)
+                try:
+                    self.d.quit()
+                except Exception:
+                    pass
+                self._start()
+                alive = False
+            else:
+                # Once, in a full run at load 10, WebKitWebDriver answered a navigation from one game page to
+                # another with an "unknown error" that said nothing at all. Any error that says something fails
+                # at once; the empty one is tried again once, while the browser still answers.
+                if e.msg or not alive:
+                    raise
+                print(f"webkit: navigation to {url} answered with an empty unknown error; tried once more",
+                      file=sys.stderr)
             self.d.get(url)
+        self.opened = True
         self._catch()
 
     def reload(self):
