@@ -15,6 +15,7 @@ import logging
 import os
 import pickle
 import random
+import signal
 import subprocess
 import sys
 import threading
@@ -120,7 +121,7 @@ def serve(stdin=None, stdout=None) -> None:
     while True:
         try:
             module, name, args = pickle.load(stdin)
-        except EOFError:
+        except (EOFError, pickle.UnpicklingError, OSError):   # the server closed its end (stopped, or died mid-job)
             return
         try:
             fn = getattr(importlib.import_module(module), name)
@@ -131,12 +132,18 @@ def serve(stdin=None, stdout=None) -> None:
             data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
         except Exception as e:
             data = pickle.dumps((False, RuntimeError(f"{answer[1]!r} ({e})")), pickle.HIGHEST_PROTOCOL)
-        stdout.write(data)
-        stdout.flush()
+        try:
+            stdout.write(data)
+            stdout.flush()
+        except (BrokenPipeError, ValueError):   # the server stopped while this job ran: nobody waits for it
+            return
 
 
 if __name__ == "__main__":
+    # Ctrl-C reaches the whole process group: the server stops, and this process ends when its pipe closes.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The answers' own channel: anything printed by mistake goes to the server's log (stderr), not into the pipe.
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     serve(sys.stdin.buffer, answers)
+    os._exit(0)   # no flush at exit of an answer the stopped server will never read

@@ -54,3 +54,21 @@ def test_the_pis_move_from_a_seats_view_is_the_same_in_the_child_as_here(child):
     seen = hide(st, color)
     for level in ("easy", "normal", "strong@16"):
         assert child.run(think.decide, seen, color, level, "seed") == think.decide(seen, color, level, "seed")
+
+
+def test_a_server_that_stops_during_a_job_leaves_the_child_ending_quietly():
+    """The server stops (its end of the pipes closed) while the child thinks: the child ends at once, with nothing
+    in the log (a BrokenPipeError's traceback reached the server's log at a clean stop)."""
+    import pickle
+    import subprocess
+    import sys
+    import time
+    child = subprocess.Popen([sys.executable, "-m", "companion.think"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pickle.dump(("time", "sleep", (0.5,)), child.stdin)
+    child.stdin.flush()
+    time.sleep(0.1)
+    child.stdout.close()
+    child.stdin.close()
+    assert child.wait(timeout=10) == 0
+    assert child.stderr.read() == b""
