@@ -40,9 +40,12 @@ copyreg.pickle(MappingProxyType, lambda m: (_proxy, (dict(m),)))
 
 
 def lower() -> None:
-    """In the Pi's process or thread: lower priority than the server's requests (Linux: a thread's nice is its own)."""
+    """In the Pi's process or thread: lower priority than the server's requests (Linux: a thread's nice is its own).
+    NICE steps below the server's own niceness, not to NICE itself: a server run niced (or as root, which may raise
+    a priority) would otherwise have its Pi think at its own priority or above it."""
+    me = threading.get_native_id()
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + NICE))
     except (OSError, AttributeError):
         pass
 

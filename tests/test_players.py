@@ -217,7 +217,7 @@ def test_an_unknown_level_is_refused():
 # --- appraise: what strong's candidates are worth, for the review and the hints ----------------------------------
 
 def test_appraise_argmax_is_strongs_move_legal_deterministic_and_blind_to_the_others_cards():
-    from companion.players import appraise
+    from companion.players.appraise import appraise
     checked = 0
     for i, state in enumerate(positions(3, seed=41)):
         color = state.to_act_color
@@ -238,7 +238,7 @@ def test_appraise_argmax_is_strongs_move_legal_deterministic_and_blind_to_the_ot
 
 
 def test_appraise_refuses_an_illegal_include_and_a_seat_not_to_act():
-    from companion.players import appraise
+    from companion.players.appraise import appraise
     state = positions(1, seed=5, players=2)[0]
     color = state.to_act_color
     with pytest.raises(ValueError, match="not legal"):

@@ -72,3 +72,22 @@ def test_a_server_that_stops_during_a_job_leaves_the_child_ending_quietly():
     child.stdin.close()
     assert child.wait(timeout=10) == 0
     assert child.stderr.read() == b""
+
+
+def test_the_server_never_loads_the_searches_only_the_pis_process_does(tmp_path):
+    """The server names the levels and hands every decision, review and hint to the Pi's process: the players'
+    searches (montecarlo, search, fast, appraise) are not imported with it, so its start and memory stay small."""
+    import subprocess
+    import sys
+    code = ("import sys; from companion import create_app; "
+            f"create_app({{'DB': {str(tmp_path / 'db.sqlite3')!r}, 'TESTING': True, 'LEDS': False}}); "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('companion.players'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
+    assert not {"companion.players.montecarlo", "companion.players.search", "companion.players.fast",
+                "companion.players.appraise", "companion.players.greedy"} & set(loaded), loaded
+    here = subprocess.run(
+        [sys.executable, "-c", "import sys, random; from companion import players; from companion.players.match import "
+         "random_setup; from companion.game.rules import new_game; s = new_game(random_setup(2, 'family', "
+         "random.Random(1))); players.play(s, s.to_act_color, 'strong@4', random.Random(1)); "
+         "print('companion.players.montecarlo' in sys.modules)"], check=True, capture_output=True, text=True)
+    assert here.stdout.strip() == "True"   # the first play loads them

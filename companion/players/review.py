@@ -9,7 +9,6 @@ from typing import Iterable, Optional
 from companion.game.rules import apply, legal_actions, new_game
 from companion.game.state import Action, Pass, Setup, State
 
-from .appraise import appraise
 from .seen import hide
 
 MARKED = 3        # decisions shown a seat: its costliest
@@ -18,6 +17,7 @@ NOISE = 0.5       # a cost under half a point is the search's own uncertainty, n
 
 def judge(seen: State, color: str, action: Action, seed: str) -> tuple[Action, float]:
     """strong's choice from `seen` and what `action` gave up against it (0.0 when it is strong's choice)."""
+    from .appraise import appraise   # the search loads in the Pi's process only (players/__init__.py says why)
     values = appraise(seen, color, random.Random(seed), include=(action,))
     legal = legal_actions(seen)
     best = max((a for a in values if a in legal), key=lambda a: values[a])
@@ -26,6 +26,7 @@ def judge(seen: State, color: str, action: Action, seed: str) -> tuple[Action, f
 
 def advice(seen: State, color: str, seed: str) -> tuple[Action, float, Optional[Action]]:
     """A hint: strong's choice, how far ahead of the next-best decision it is, and that decision."""
+    from .appraise import appraise
     values = appraise(seen, color, random.Random(seed))
     legal = legal_actions(seen)
     ranked = sorted((a for a in values if a in legal), key=lambda a: -values[a])
