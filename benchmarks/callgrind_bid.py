@@ -2,6 +2,7 @@
 so a change of a few percent shows where bench_peer.py's timings cannot. Prints figures; not a test.
 
     .venv/bin/python benchmarks/callgrind_bid.py [--bids 150]     # needs valgrind (apt install valgrind)
+    .venv/bin/python benchmarks/callgrind_bid.py --peer [--bids 150]   # the durable peer's bids, counted the same way
 
 The real server runs under callgrind with counting off; bench_peer.py's bids are played (seated phones, 4 watchers,
 a bid told to 8 sockets) and only they are counted (games are set up with counting off), every thread of the
@@ -39,6 +40,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bids", type=int, default=150)
     ap.add_argument("--keep", help="copy callgrind's file here")
+    ap.add_argument("--peer", action="store_true",
+                    help="count bench_peer.py's durable peer instead (each bid committed to SQLite, synchronous=FULL)")
     args = ap.parse_args()
     bench_peer.with_bytecode()
     with tempfile.TemporaryDirectory() as d:
@@ -52,6 +55,8 @@ def main() -> int:
             counting["on"] = not counting["on"]
             subprocess.run(["callgrind_control", "-i", "on" if counting["on"] else "off", str(pid)],
                            check=True, stdout=subprocess.DEVNULL)
+            if args.peer and not counting["on"]:   # the peer is stopped with SIGKILL: its counts written first
+                subprocess.run(["callgrind_control", "-d", str(pid)], check=True, stdout=subprocess.DEVNULL)
             return 0.0
 
         real_kill = bench_peer.LiveServer.kill
@@ -78,14 +83,18 @@ def main() -> int:
         bench_peer.LiveServer.start = functools.partialmethod(bench_peer.LiveServer.start, timeout=600)
         bench_peer.LiveServer.kill = kill
         t0 = time.perf_counter()
-        lat, _, _ = bench_peer.companion_bids(prefix, args.bids, folder)
+        if args.peer:
+            bench_peer.DURABLE_PEER.append(str(folder / "peer.sqlite3"))
+            lat, _, _ = bench_peer.peer_bids(prefix, args.bids, folder)
+        else:
+            lat, _, _ = bench_peer.companion_bids(prefix, args.bids, folder)
         files = sorted(glob.glob(f"{out}*"), key=os.path.getmtime)
         ir = sum(total_ir(f) for f in files)
         if not ir:
             raise RuntimeError(f"callgrind counted nothing: {files}")
         if args.keep:
             subprocess.run(["cp", max(files, key=total_ir), args.keep], check=True)
-    print(f"{ir / args.bids / 1e6:.3f} M instructions per bid (user space, every thread; {args.bids} bids, "
+    print(f"{'the durable peer' if args.peer else 'the companion'}: {ir / args.bids / 1e6:.3f} M instructions per bid (user space, every thread; {args.bids} bids, "
           f"{time.perf_counter() - t0:.0f} s under valgrind)")
     return 0
 
