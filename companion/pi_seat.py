@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from companion import players, think
 from companion.game.setup import area_deck
@@ -166,13 +166,25 @@ class Jobs:
                         return self._waiting.pop(job.gid)
 
 
+@dataclass(frozen=True)
+class PiSeams:
+    """All the Pi's thinker may ask of the table, and nothing more: it never holds the table itself, so what it can
+    read or change is this list (the table builds it, companion/table/commit.py)."""
+    observe: Callable[[Any, str], State]          # (game, colour) -> what that seat may see (views.seat_state)
+    seq_of: Callable[[str], Optional[int]]        # a game's position now; None once it is gone
+    shown: Callable[[str], bool]                  # the game on the table screen?
+    followed: Callable[[str], bool]               # a person's device follows the game on a live socket?
+    deliver: Callable[[str, int, str, Action, float], None]   # (game, seq, colour, action, when): act then, if still so
+    secret: Callable[[], bytes]                   # the table's secret for the Pi's seeds (never leaves the store)
+
+
 class PiThinker:
     """The Pi's moves are decided away from the requests: in a process of its own by default (no share of the
     server's interpreter lock, another core on a Pi 3), or on a thread (`process=False`); one lower-priority thread
     hands them over, and the table's timer acts on each when due."""
 
-    def __init__(self, table, delay: float, process: bool = True):
-        self.table = table
+    def __init__(self, seams: Optional["PiSeams"], delay: float, process: bool = True):
+        self.seams = seams
         self.delay = delay
         self.process = process
         self._asked: dict[str, int] = {}   # game -> the position last handed to the queue
@@ -203,19 +215,17 @@ class PiThinker:
         self._asked[game.id] = game.seq
         self._start()
         now = time.monotonic()
-        self.jobs.put(_Job(game.id, game.seq, color, level, self.table.seat_state(game, color), now + self.delay,
+        self.jobs.put(_Job(game.id, game.seq, color, level, self.seams.observe(game, color), now + self.delay,
                            touched=now if touched is None else touched))
 
     def rank(self, job: _Job) -> Optional[int]:
         """Which decisions come first: the game on the table screen (0), then games a person follows on a live
         socket (1), then the rest (2); None drops a game nobody has touched or followed for STALE seconds."""
-        if job.gid == self.table.current:
+        if self.seams.shown(job.gid):
             return 0
-        game = self.table.games.get(job.gid)
-        if game is None:
+        if self.seams.seq_of(job.gid) is None:
             return None
-        live = self.table.hub.live(job.gid)
-        if any(d in live for c, d in game.devices.items() if level_of(d) is None):
+        if self.seams.followed(job.gid):
             return 1
         if time.monotonic() - job.touched < STALE:
             return 2
@@ -242,8 +252,7 @@ class PiThinker:
                     except think.Gone as e:
                         self._no_process(e)
                 continue
-            game = self.table.games.get(job.gid)
-            if game is None or game.seq != job.seq:
+            if self.seams.seq_of(job.gid) != job.seq:
                 continue   # the game moved on (undo, abandon, a restart of the lobby): no stale move
             self.thinking += 1
             try:
@@ -253,8 +262,7 @@ class PiThinker:
                 continue
             finally:
                 self.thinking -= 1
-            self.table.timers.at(("pi", job.gid, job.seq), job.due,
-                                 lambda j=job, a=action: self.table.pi_act(j.gid, j.seq, j.color, a))
+            self.seams.deliver(job.gid, job.seq, job.color, action, job.due)
 
     def _no_process(self, e: Exception) -> None:
         log.error("the Pi cannot think in a process of its own (%s): it thinks on a thread", e)
@@ -265,7 +273,7 @@ class PiThinker:
         (the game, the move's number, the colour) a watcher could replay the Pi's moves under each possible hand
         and keep the one that agrees; the secret never leaves the database, so no hand can be singled out."""
         if self._secret is None:
-            self._secret = self.table.store.secret("pi")
+            self._secret = self.seams.secret()
         return hmac.new(self._secret, f"{job.gid}/{job.seq}/{job.color}".encode(), hashlib.sha256).hexdigest()
 
     def decide(self, job: _Job) -> Action:

@@ -39,13 +39,14 @@ def _proxy(items: dict) -> MappingProxyType:
 copyreg.pickle(MappingProxyType, lambda m: (_proxy, (dict(m),)))
 
 
-def lower() -> None:
-    """In the Pi's process or thread: lower priority than the server's requests (Linux: a thread's nice is its own).
-    NICE steps below the server's own niceness, not to NICE itself: a server run niced (or as root, which may raise
-    a priority) would otherwise have its Pi think at its own priority or above it."""
-    me = threading.get_native_id()
+def lower(server: Optional[int] = None) -> None:
+    """In the Pi's process or thread: NICE steps below the server's own niceness (Linux: a thread's nice is its own).
+    Counted from the server's, not set to NICE: a server run niced (or as root, which may raise a priority) would
+    otherwise have its Pi think at its own priority or above it. `server`: the server's niceness, which the child
+    is told (it is started from an already lowered thread, whose niceness it inherits); else this process's."""
+    base = os.getpriority(os.PRIO_PROCESS, os.getpid()) if server is None else server
     try:
-        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + NICE))
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, base + NICE))
     except (OSError, AttributeError):
         pass
 
@@ -88,8 +89,9 @@ class Process:
     def _ensure(self) -> subprocess.Popen:
         if self._child is None or self._child.poll() is not None or self._pid != os.getpid():
             try:
-                self._child = subprocess.Popen([sys.executable, "-m", "companion.think"], stdin=subprocess.PIPE,
-                                               stdout=subprocess.PIPE, close_fds=True)
+                self._child = subprocess.Popen([sys.executable, "-m", "companion.think",
+                                                str(os.getpriority(os.PRIO_PROCESS, os.getpid()))],
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
             except OSError as e:
                 self._child = None
                 raise Gone(str(e), cannot_start=True) from e
@@ -116,11 +118,11 @@ class Process:
         return value
 
 
-def serve(stdin=None, stdout=None) -> None:
+def serve(stdin=None, stdout=None, server: Optional[int] = None) -> None:
     """The child's loop: a job in, its answer out, until the server closes the pipe."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
-    lower()
+    lower(server)
     while True:
         try:
             module, name, args = pickle.load(stdin)
@@ -148,5 +150,5 @@ if __name__ == "__main__":
     # The answers' own channel: anything printed by mistake goes to the server's log (stderr), not into the pipe.
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    serve(sys.stdin.buffer, answers)
+    serve(sys.stdin.buffer, answers, int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].lstrip("-").isdigit() else None)
     os._exit(0)   # no flush at exit of an answer the stopped server will never read

@@ -198,3 +198,17 @@ def test_rooms_of_a_livable_size():
                              f"{node.end_lineno - node.lineno + 1} lines")
     assert wrong == []
 
+
+
+def test_the_pis_thinker_holds_no_table_only_its_seams():
+    """pi_seat.PiThinker sits below the table (the table imports it): it is handed `PiSeams`, the few callables it
+    needs, and never the table, so nothing in it can read another part's state or change a game but through the
+    `deliver` seam (which acts through the one path). Its constructor takes the seams; no `table` name inside."""
+    tree = ast.parse((PACKAGE / "pi_seat.py").read_text("utf-8"))
+    thinker = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "PiThinker")
+    names = [f"{n.lineno}: {ast.unparse(n)}" for n in ast.walk(thinker)
+             if isinstance(n, ast.Attribute) and n.attr == "table" or isinstance(n, ast.Name) and n.id == "table"
+             or isinstance(n, ast.arg) and n.arg == "table"]
+    assert names == [], names
+    init = next(n for n in thinker.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    assert [a.arg for a in init.args.args][1] == "seams"

@@ -96,7 +96,8 @@ def test_a_whole_game_with_one_phone_and_one_pi_seat_reaches_the_tally(server, p
     kids = [int(k) for t in os.listdir(f"/proc/{server.proc.pid}/task")
             for k in open(f"/proc/{server.proc.pid}/task/{t}/children").read().split()]
     thinkers = [k for k in kids if b"companion.think" in open(f"/proc/{k}/cmdline", "rb").read()]
-    assert thinkers and all(os.getpriority(os.PRIO_PROCESS, k) == 10 for k in thinkers), kids
+    below = min(19, os.getpriority(os.PRIO_PROCESS, server.proc.pid) + 10)   # think.NICE below the server's own
+    assert thinkers and all(os.getpriority(os.PRIO_PROCESS, k) == below for k in thinkers), (kids, below)
     # History and BG Stats name it.
     plays = ann.get(f"/api/games/{gid}/bgstats").json
     assert "Pi Red (strong)" in [p["name"] for p in plays["data"]["players"]]

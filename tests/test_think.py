@@ -91,3 +91,21 @@ def test_the_server_never_loads_the_searches_only_the_pis_process_does(tmp_path)
          "random.Random(1))); players.play(s, s.to_act_color, 'strong@4', random.Random(1)); "
          "print('companion.players.montecarlo' in sys.modules)"], check=True, capture_output=True, text=True)
     assert here.stdout.strip() == "True"   # the first play loads them
+
+
+def test_a_child_started_from_a_lowered_thread_thinks_nice_steps_below_the_server_not_below_that_thread(child):
+    """The Pi's thread lowers itself before it starts the child (pi_seat.PiThinker._run): the child inherits the
+    thread's niceness, so it must count its own from the server's, or it would sink to the lowest priority."""
+    import threading
+    server = os.getpriority(os.PRIO_PROCESS, 0)
+    seen = []
+
+    def lowered_thread():
+        think.lower()
+        seen.append(child.run(os.getpriority, os.PRIO_PROCESS, 0))
+
+    t = threading.Thread(target=lowered_thread)
+    t.start()
+    t.join()
+    assert seen == [min(19, server + think.NICE)]
+    assert os.getpriority(os.PRIO_PROCESS, 0) == server   # the server's own thread untouched

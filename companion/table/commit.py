@@ -20,7 +20,7 @@ from companion.game.state import State
 from companion.limits import HOST_AWAY, SEAT_AWAY, SEAT_MOVE_WAIT
 from companion.live.hub import Hub
 from companion.live.timers import Timers
-from companion.pi_seat import PiThinker
+from companion.pi_seat import PiSeams, PiThinker, level_of
 from companion.store import history
 from companion.store.db import Store
 from companion.table.board_steps import BoardStepRequests
@@ -74,8 +74,25 @@ class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, End
         self.guesses = codes.Guesses()     # wrong codes cost the guesser a wait, never the code's owner
         self.turndowns = Turndowns()       # asks for a gone seat the Pi's screen cancelled: a growing wait
         self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
-        self.pi = PiThinker(self, bot_delay, bot_process)   # the seats the Pi plays: it thinks off the request path
+        self.pi = PiThinker(self._pi_seams(), bot_delay, bot_process)   # the seats the Pi plays, off the request path
         self.reviews = Reviewer(self.pi)   # the Pi's review of each person's decisions, worked out as the game goes
+
+    def _pi_seams(self) -> PiSeams:
+        """What the Pi's thinker may ask of the table: a seat's view, a game's position and audience, and a move
+        handed back through the timers to `pi_act`, the one path (companion/table/pi_seats.py)."""
+        def seq_of(gid: str) -> Optional[int]:
+            game = self.games.get(gid)
+            return None if game is None else game.seq
+
+        def followed(gid: str) -> bool:
+            game, live = self.games.get(gid), self.hub.live(gid)
+            return game is not None and any(d in live for d in game.devices.values() if level_of(d) is None)
+
+        def deliver(gid: str, seq: int, color: str, action, due: float) -> None:
+            self.timers.at(("pi", gid, seq), due, lambda: self.pi_act(gid, seq, color, action))
+
+        return PiSeams(observe=views.seat_state, seq_of=seq_of, shown=lambda gid: gid == self.current,
+                       followed=followed, deliver=deliver, secret=lambda: self.store.secret("pi"))
 
     def get(self, gid: str) -> Game:
         """A game by its code, as typed: any case (old mixed-case codes still open as they were)."""
