@@ -91,7 +91,8 @@ def create_app(config: Optional[dict] = None) -> Flask:
     def replayed() -> Table:
         table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]),
                       move_wait=float(app.config["SEAT_MOVE_WAIT"]), bot_delay=float(app.config["BOT_DELAY"]),
-                      bot_process=bool(app.config["BOT_PROCESS"]), seat_away=float(app.config["SEAT_AWAY"]))
+                      bot_process=bool(app.config["BOT_PROCESS"]), seat_away=float(app.config["SEAT_AWAY"]),
+                      lobby_limit=int(app.config["LOBBY_LIMIT"]), started_limit=int(app.config["STARTED_LIMIT"]))
         table.load()
         return table
 

@@ -22,8 +22,8 @@
 | RATE_LIMIT, ACTION_BURST | 10/s, 20 | web/throttle.py (config RATE_LIMIT) | bids, passes, undos, codes per device |
 | WRITE_RATE_LIMIT, WRITE_BURST | 2/s, 30 | web/throttle.py (config WRITE_RATE_LIMIT) | games, seats, names, cards, layouts per device |
 | WRITES_PER_ADDRESS_FACTOR, WRITE_BURST_PER_ADDRESS | 5x, 150 | web/throttle.py | the same per address, for devices that drop their cookie |
-| LOBBY_LIMIT | 5 | web/api.py (config) | games one device hosts that have not started (twice that per address) |
-| STARTED_LIMIT | 2 | web/api.py (config) | games being played that one device hosts (twice that per address): a table plays a game or two at once, and each game with a Pi seat costs the Pi's thinking |
+| LOBBY_LIMIT | 5 | table/caps.py (config) | games one device hosts that have not started (twice that per address) |
+| STARTED_LIMIT | 2 | table/caps.py (config) | games being played that one device hosts (twice that per address): a table plays a game or two at once, and each game with a Pi seat costs the Pi's thinking |
 | CHANGES_PER_GAME | 100 | web/throttle.py | seat claims, renames, releases, cards and setups one device logs in one game |
 | BOARD_ENTRIES_PER_GAME | 1000 | web/board.py | buildings, tokens, card holders and secret cards one device enters in one board scored without the app (a whole 4-player board by one host is about 100, corrections included a few more) |
 | LAYOUTS_PER_DEVICE, LAYOUTS_IN_ALL | 20, 200 | web/api.py | saved layouts: a host reuses a handful; cookies can be thrown away |

@@ -331,3 +331,14 @@ def standings(found: dict) -> dict:
     """The standings as sent: a row of the Pi's marked with its level and colour, which every page names in its
     language."""
     return {mode: [pi_named(dict(r)) for r in rows] for mode, rows in found.items()}
+
+
+def front_door(game, device: Optional[str]) -> dict[str, Any]:
+    """The game the table shows, as the front door offers it to this device: its phase, who sits where (names and
+    the Pi's seats, never cards), whether this device hosts it or sits in it, and its setup (public from the lobby)."""
+    return {"id": game.id, "phase": game.phase,
+            "players": [pi_named({"color": c, "name": game.names.get(c), "seated": c in game.devices,
+                                  "pi": pi_level(game, c)}) for c in game.colors],
+            "host": game.can_host(device), "seated": game.seat_of(device),
+            "setup": {"mode": game.mode, "players": list(game.colors), "removed_districts": sorted(game.removed),
+                      "deal": game.deal, "layout": game.layout}}

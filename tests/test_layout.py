@@ -212,3 +212,24 @@ def test_the_pis_thinker_holds_no_table_only_its_seams():
     assert names == [], names
     init = next(n for n in thinker.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
     assert [a.arg for a in init.args.args][1] == "seams"
+
+
+def test_blueprints_ask_the_table_and_never_its_parts():
+    """web/ holds routes only: it calls the table's own methods, never a part of the table (its hub, caps, Pi,
+    timers, store, LEDs) nor writes any of the table's attributes (issue 38: seams, not reaches)."""
+    # (The history pages' read-only queries take the table's store: web may read store/history.py, never write.)
+    parts = {"hub", "caps", "pi", "timers", "leds", "reviews", "kiosks", "displays", "games", "opened", "current"}
+    wrong = []
+    for path, room, tree in modules():
+        if room != "web":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in parts and isinstance(node.value, ast.Name) \
+                    and node.value.id in ("t", "table"):
+                wrong.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id in ("t", "table"):
+                    wrong.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert wrong == [], wrong

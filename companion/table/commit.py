@@ -17,7 +17,7 @@ from companion.asks import Turndowns
 from companion.codes import Code
 from companion.errors import Refused
 from companion.game.state import State
-from companion.limits import HOST_AWAY, SEAT_AWAY, SEAT_MOVE_WAIT
+from companion.limits import HOST_AWAY, LOBBY_LIMIT, SEAT_AWAY, SEAT_MOVE_WAIT, STARTED_LIMIT
 from companion.live.hub import Hub
 from companion.live.timers import Timers
 from companion.pi_seat import PiSeams, PiThinker, level_of
@@ -25,6 +25,7 @@ from companion.store import history
 from companion.store.db import Store
 from companion.table.board_steps import BoardStepRequests
 from companion.table.calls import Calls
+from companion.table.caps import Caps
 from companion.table.ending import Ending
 from companion.table.game import Game
 from companion.table.host import Hosting
@@ -53,7 +54,8 @@ class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, End
     OPENED = 8   # ended games kept in memory after someone opened them (a history page, an old phone link)
 
     def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = HOST_AWAY, move_wait: float = SEAT_MOVE_WAIT,
-                 bot_delay: float = 2.0, bot_process: bool = True, seat_away: float = SEAT_AWAY):
+                 bot_delay: float = 2.0, bot_process: bool = True, seat_away: float = SEAT_AWAY,
+                 lobby_limit: int = LOBBY_LIMIT, started_limit: int = STARTED_LIMIT):
         self.store = store
         self.hub = hub
         # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
@@ -75,6 +77,7 @@ class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, End
         self.turndowns = Turndowns()       # asks for a gone seat the Pi's screen cancelled: a growing wait
         self.move_wait = move_wait         # seconds every screen shows "X's seat is moving" before it moves
         self.pi = PiThinker(self._pi_seams(), bot_delay, bot_process)   # the seats the Pi plays, off the request path
+        self.caps = Caps(self.games, {"lobby": lobby_limit, "playing": started_limit})   # strangers' games capped
         self.reviews = Reviewer(self.pi)   # the Pi's review of each person's decisions, worked out as the game goes
 
     def _pi_seams(self) -> PiSeams:
@@ -93,6 +96,21 @@ class Table(Memory, Lobby, Seats, Rescue, Hosting, Presence, Screens, Calls, End
 
         return PiSeams(observe=views.seat_state, seq_of=seq_of, shown=lambda gid: gid == self.current,
                        followed=followed, deliver=deliver, secret=lambda: self.store.secret("pi"))
+
+    def create_capped(self, options: dict, device: str, address: str) -> Game:
+        """A new lobby, within the lobbies one device (and one address) may keep open (Caps)."""
+        def make():
+            game = self.create(options, device)
+            return game.id, game
+        return self.caps.within("lobby", device, address, make)
+
+    def create_board_capped(self, options: dict, device: str) -> Game:
+        """A board to tally, counted with the device's lobbies (Caps)."""
+        return self.caps.board(device, lambda: self.create_board(options, device))
+
+    def start_capped(self, gid: str, device: str, address: str) -> str:
+        """The host starts the game, within the games one device (and one address) may keep playing (Caps)."""
+        return self.caps.within("playing", device, address, lambda: (self.get(gid).id, self.start(gid, device)))
 
     def get(self, gid: str) -> Game:
         """A game by its code, as typed: any case (old mixed-case codes still open as they were)."""

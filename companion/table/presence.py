@@ -6,11 +6,43 @@ import time
 from typing import Optional
 
 from companion import pi_seat
+from companion.errors import Refused
+from companion.live.wsloop import LiveSocket
 from companion.table.game import Game
 
 
 class Presence:
     """Absences counted from the sockets open now; the pages told when one reaches the limit."""
+
+    def join_live(self, gid: str, device: Optional[str], address: str):
+        """A device's live socket asks to follow a game (web/api.py's handshake): its place among the game's
+        listeners, refused when there is no such game or the device (or address) has too many; the seat shows
+        online from now on."""
+        game = self.get(gid)   # any case; old codes as they were
+        sub = self.hub.join(game.id, device, address)
+        if sub is None:
+            raise Refused(429, "too_many_sockets")
+        self.presence(game.id)
+        return sub
+
+    def attach_live(self, sub, sock, device: Optional[str]) -> LiveSocket:
+        """The handshake is answered: the socket gets this device's whole view, and every later change (the game's
+        lock held, so no change slips between this first view and the next publish)."""
+        game = self.find(sub.game)
+        if game is None:   # gone between the handshake and now (abandoned and forgotten)
+            self.hub.leave(sub)
+            return self.refuse_live(sock, "no such game")
+        with game.lock:
+            return self.hub.attach(sub, sock, self.view_json(game.id, device))
+
+    def leave_live(self, sub) -> None:
+        self.hub.leave(sub)
+
+    def refuse_live(self, sock, reason: str) -> LiveSocket:
+        """A socket for no game: closed at once with `reason`, by the live loop."""
+        live = LiveSocket(sock, self.hub.loop)
+        live.close(1008, reason)
+        return live
 
     def presence(self, gid: str) -> None:
         """A socket opened or closed: tell the table which seats have no live device."""

@@ -12,6 +12,20 @@ from companion.table import checks
 class Screens:
     """A screen shows the public view; only the Pi's own screen has table powers."""
 
+    def notice_kiosk(self, device: str) -> None:
+        """A request from the Pi's own screen (web/device.py decides by address and Host, never by cookie): that
+        device keeps the table's powers and shows the table."""
+        self.kiosks.add(device)
+        self.displays.add(device)
+
+    def shown_game(self):
+        """The game the table screen shows (the host chose it), or None."""
+        return self.games.get(self.current) if self.current else None
+
+    def screen_of(self, device: str) -> dict:
+        """Whether this device shows the table, and whether it is the Pi's own screen (its kiosk)."""
+        return {"display": device in self.displays, "kiosk": device in self.kiosks}
+
     def show_display_code(self, device: str) -> Optional[str]:
         """Asked on the Pi's own screen only: a code that makes another device a table display (a screen)."""
         if device not in self.kiosks:

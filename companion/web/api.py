@@ -10,7 +10,7 @@ from companion import views
 from companion.errors import Refused
 from companion.game.board import board_data
 from companion.game.setup import check_saved_layout
-from companion.live.wsloop import HandshakeError, LiveSocket, accept_headers
+from companion.live.wsloop import HandshakeError, accept_headers
 from companion.pi.netaddr import join_url, no_network, start_url
 from companion.web import hint_text
 from companion.web.compress import LEVEL, wants_gzip
@@ -19,7 +19,7 @@ from companion.web.errors import refuse
 from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload, player_name
 from companion.web.guard import same_origin
 from companion.web.render import view_response
-from companion.web.throttle import limit_actions, limit_changes, limit_writes, lobbies_lock, open_lobbies, playing
+from companion.web.throttle import limit_actions, limit_changes, limit_writes
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -30,21 +30,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 def create_game():
     options = payload(GAME_FIELDS)
     limit_writes()
-    t = current_table()
-    # Games a device hosts that have not started yet; twice that per address, for devices that drop their cookie.
-    per_device = current_app.config["LOBBY_LIMIT"]
-    if sum(1 for game in list(t.games.values()) if game.host == g.device and game.phase == "lobby") >= per_device:
-        raise Refused(429, "games_full", limit=per_device)
-    address = request.remote_addr or ""
-    by_address = current_app.extensions["lobbies"]
-    with lobbies_lock:
-        mine = by_address[address] = open_lobbies(by_address.get(address, []))
-        if len(mine) >= 2 * per_device:
-            raise Refused(429, "games_full", limit=2 * per_device)
-        for other in [a for a, gids in by_address.items() if not open_lobbies(gids)]:
-            del by_address[other]
-        game = t.create(options, g.device)
-        by_address.setdefault(address, []).append(game.id)
+    game = current_table().create_capped(options, g.device, request.remote_addr or "")
     return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
                     "shown": game.shown}), 201
 
@@ -52,28 +38,20 @@ def create_game():
 @bp.get("/games/current")
 def current_game():
     """The game the table shows (the host chose it): the front door offers it first."""
-    t = current_table()
-    game = t.games.get(t.current) if t.current else None
+    game = current_table().shown_game()
     if game is None:
         return jsonify({"id": None, "join_url": None, "phase": None,
                         "start_url": start_url(request.host_url, current_app.config),
                         "no_network": no_network(request.host_url, current_app.config.get("JOIN_URL"),
                                                  current_app.config.get("LISTEN"))})
-    return jsonify({"id": game.id, "join_url": join_url(request.host_url, current_app.config, game.id),
-                    "phase": game.phase,
-                    "players": [views.pi_named({"color": c, "name": game.names.get(c), "seated": c in game.devices,
-                                                "pi": views.pi_level(game, c)}) for c in game.colors],
-                    "host": game.can_host(g.device), "seated": game.seat_of(g.device),
-                    "setup": {"mode": game.mode, "players": list(game.colors),
-                              "removed_districts": sorted(game.removed), "deal": game.deal,
-                              "layout": game.layout}})
+    return jsonify(dict(views.front_door(game, g.device),
+                        join_url=join_url(request.host_url, current_app.config, game.id)))
 
 
 @bp.get("/table")
 def table_display():
     """Whether this device is a table display, and whether it is the Pi's own screen (the kiosk)."""
-    t = current_table()
-    return jsonify({"display": g.device in t.displays, "kiosk": g.device in t.kiosks})
+    return jsonify(current_table().screen_of(g.device))
 
 
 @bp.post("/table/code")
@@ -232,21 +210,7 @@ def start_game(gid: str):
     """Games being played are capped per device and per address like lobbies: strangers' games must not fill
     the Pi's thinking queue (each Pi seat thinks in them) ahead of the table's own."""
     payload({})
-    t = current_table()
-    per_device = current_app.config["STARTED_LIMIT"]
-    if sum(1 for game in list(t.games.values()) if game.host == g.device and game.phase == "playing") >= per_device:
-        raise Refused(429, "started_full", limit=per_device)
-    address = request.remote_addr or ""
-    by_address = current_app.extensions["started"]
-    with lobbies_lock:
-        mine = by_address[address] = playing(by_address.get(address, []))
-        if len(mine) >= 2 * per_device:
-            raise Refused(429, "started_full", limit=2 * per_device)
-        for other in [a for a, gids in by_address.items() if not playing(gids)]:
-            del by_address[other]
-        text = t.start(gid, g.device)
-        by_address.setdefault(address, []).append(gid)
-    return view_response(text)
+    return view_response(current_table().start_capped(gid, g.device, request.remote_addr or ""))
 
 
 @bp.post("/games/<gid>/actions")
@@ -404,29 +368,21 @@ def live(gid: str) -> Response:
         return refuse(400, "bad_request")
     t = current_table()
     try:
-        game = t.get(gid)   # any case; old codes as they were
-    except Refused:
-        game = None
-    sub = t.hub.join(game.id, g.device, request.remote_addr or "") if game is not None else None
-    if game is not None and sub is None:
-        return refuse(429, "too_many_sockets")
-    if sub is not None:
-        t.presence(game.id)   # this seat is online again, in its own first view too
+        sub = t.join_live(gid, g.device, request.remote_addr or "")
+    except Refused as e:
+        if e.status == 429:
+            return refuse(429, "too_many_sockets")
+        sub = None   # no such game: the socket opens and closes at once with the reason
     try:
         sock.sendall(head)
     except OSError:   # the phone is gone already
         if sub is not None:
-            t.hub.leave(sub)
+            t.leave_live(sub)
         return _Upgraded()
     detach = environ.get("companion.detach")
     if detach is not None:
         detach()   # from here on the connection is the live loop's, not the HTTP loop's
-    if game is None:
-        live = LiveSocket(sock, t.hub.loop)
-        live.close(1008, "no such game")
-    else:
-        with game.lock:   # no change slips between this first view and the next publish
-            live = t.hub.attach(sub, sock, t.view_json(game.id, g.device))
+    live = t.refuse_live(sock, "no such game") if sub is None else t.attach_live(sub, sock, g.device)
     if detach is None:
         live.closed.wait()   # werkzeug's server: this thread waits it out
     return _Upgraded()

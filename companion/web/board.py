@@ -32,12 +32,7 @@ def create_board():
     # Each colour's player named as it sits down (the page asks), not first at the tally.
     options["names"] = {c: player_name(n) for c, n in (options.get("names") or {}).items()}
     limit_writes()
-    t = current_table()
-    per_device = current_app.config["LOBBY_LIMIT"]
-    if sum(1 for game in list(t.games.values())
-           if game.host == g.device and game.phase in ("lobby", "board")) >= per_device:
-        raise Refused(429, "games_full", limit=per_device)
-    game = t.create_board(options, g.device)
+    game = current_table().create_board_capped(options, g.device)
     return jsonify({"id": game.id, "url": f"/score/{game.id}", "shown": game.shown}), 201
 
 

@@ -42,9 +42,7 @@ def notice_table_display() -> None:
     host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
     if host.lower() == "localhost" and addr in OWN:
         g.device = device_id(KIOSK + g.cookie)
-        t = current_table()
-        t.kiosks.add(g.device)
-        t.displays.add(g.device)
+        current_table().notice_kiosk(g.device)
 
 
 def address() -> str:

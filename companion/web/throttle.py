@@ -13,7 +13,6 @@ from flask import Flask, current_app, g, request
 from companion.errors import Refused
 from companion.limits import (ACTION_BURST, CHANGES_PER_GAME, KEYS_KEPT, WRITE_BURST, WRITE_BURST_PER_ADDRESS,
                               WRITES_PER_ADDRESS_FACTOR)
-from companion.web.device import current_table
 
 
 class RateLimit:
@@ -40,9 +39,6 @@ class RateLimit:
             return True
 
 
-lobbies_lock = threading.Lock()
-
-
 def limit_writes() -> None:
     """Every write that grows a store: a token bucket per device and a wider one per address."""
     limits = current_app.extensions["write_limit"]
@@ -53,16 +49,6 @@ def limit_writes() -> None:
 def limit_changes(game) -> None:
     if game.changes.get(g.device, 0) >= CHANGES_PER_GAME:
         raise Refused(429, "names_full", limit=CHANGES_PER_GAME)
-
-
-def open_lobbies(gids) -> list[str]:
-    games = current_table().games
-    return [gid for gid in gids if gid in games and games[gid].phase == "lobby"]
-
-
-def playing(gids) -> list[str]:
-    games = current_table().games
-    return [gid for gid in gids if gid in games and games[gid].phase == "playing"]
 
 
 def limit_actions() -> None:
@@ -76,5 +62,3 @@ def init_app(app: Flask) -> None:
     writes = app.config["WRITE_RATE_LIMIT"]
     app.extensions["write_limit"] = (RateLimit(writes, burst=WRITE_BURST),
                                      RateLimit(writes * WRITES_PER_ADDRESS_FACTOR, burst=WRITE_BURST_PER_ADDRESS))
-    app.extensions["lobbies"] = {}   # address -> ids of the games created from it
-    app.extensions["started"] = {}   # address -> ids of the games started from it
