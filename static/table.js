@@ -232,10 +232,14 @@
     shrink(right.querySelector(".secrets"), 0.75, true, right);
     shrink($("tonight"), 0.7, true, right);
     // The chart and the awards take what the tally leaves; when the tally's type would go below 80 % for them, the
-    // chart alone, smaller (table.css).
+    // chart alone: beside, under tonight's standings, when they leave 15 vh; else under the tally, smaller (table.css).
+    var extra = left.querySelector(".endextra"), last = right.lastElementChild;
     left.classList.remove("tight");
     shrink(left, 0.8, true);
-    if (left.scrollHeight > left.clientHeight + 1 && left.querySelector(".endextra")) left.classList.add("tight");
+    if (extra && left.scrollHeight > left.clientHeight + 1) {
+      left.classList.add("tight");
+      if (right.getBoundingClientRect().bottom - last.getBoundingClientRect().bottom > 0.15 * innerHeight) right.appendChild(extra);
+    }
     shrink(left, 0.6, true);    // from 3 vh: the totals stay at least 2.25 x 3 x .6 = 4 vh: 43 px at 1080p, 29 px at 720p
     all = document.querySelectorAll("#end .scard b, #end .sphead .pn");   // again in their smaller boxes: one size for all
     for (i = 0; i < all.length; i++) shrink(all[i], 0.5);
