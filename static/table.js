@@ -241,9 +241,20 @@
       if (right.getBoundingClientRect().bottom - last.getBoundingClientRect().bottom > 0.15 * innerHeight) right.appendChild(extra);
     }
     shrink(left, 0.6, true);    // from 3 vh: the totals stay at least 2.25 x 3 x .6 = 4 vh: 43 px at 1080p, 29 px at 720p
-    all = document.querySelectorAll("#end .scard b, #end .sphead .pn");   // again in their smaller boxes: one size for all
+    all = document.querySelectorAll("#end .sphead .pn");   // again in their smaller boxes: one size for all
     for (i = 0; i < all.length; i++) shrink(all[i], 0.5);
+    all = document.querySelectorAll("#end .scard b, #end .skinds small");
+    for (i = 0; i < all.length; i++) wordFit(all[i], 0.02 * innerHeight);
     stripe(left.querySelector(".scores"));
+  }
+  /* A card's name or kind: whole words, smaller, but never under `px` (2 vh: 21.6 px at 1080p); a word still too wide
+     there (German: "Umgebungszielkarte") breaks between syllables, with a hyphen. */
+  function wordFit(node, px) {
+    shrink(node, 0.5);
+    if (parseFloat(node.style.fontSize) < px) {
+      node.style.fontSize = px + "px";
+      node.textContent = breakable(node.textContent);
+    }
   }
   /* The winner's column goes on through the lines of what scored, which span the table: a band behind them. */
   function stripe(tbl) {

@@ -48,10 +48,10 @@ def over(server):
         p.close()
 
 
-def table(browser, server, size, clock=True, motion="no-preference"):  # noqa: F811
+def table(browser, server, size, clock=True, motion="no-preference", lang="en"):  # noqa: F811
     """The table screen at `size`; its clock Playwright's, paused before the end is drawn (nothing moves unless told)."""
     ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion=motion)
-    ctx.add_cookies([{"name": "lang", "value": "en", "url": server.origin}])
+    ctx.add_cookies([{"name": "lang", "value": lang, "url": server.origin}])
     ctx.set_default_timeout(15000)
     page = ctx.new_page()
     if clock:
@@ -251,8 +251,8 @@ def duo(server):
 
 
 def test_the_end_show_reads_from_the_sofa_at_every_size_with_four_players_and_two(browser, server, over, capsys):  # noqa: F811
-    """At 1920x1080, 1280x720 and 1024x600, four players under 24-character names (Expert: two cards each) and two
-    (Family): one second into the reveal both halves of the screen show something; at its end nothing leaves the
+    """At 1920x1080, 1280x720 and 1024x600, four players under 24-character names (Expert: two cards each; in German
+    too at 1280x720) and two (Family): one second into the reveal both halves of the screen show something; at its end nothing leaves the
     screen or its column, what scored and every text on the secret cards is at least 20 px at 1080p and 14 at 720p,
     and the winner's column is marked (its class and a background of its own)."""
     figures = []
@@ -261,9 +261,10 @@ def test_the_end_show_reads_from_the_sofa_at_every_size_with_four_players_and_tw
         game = games[i] = game or duo(server)
         view, names = game["view"], game.get("names", LONG)
         n = len(names)
-        for size in SIZES:
-            ctx, page = table(browser, server, size)
-            tag = f"{n}p-{size[0]}x{size[1]}"
+        # German too, where a card's kind is one long word ("Stadtviertelzielkarte"), on the 720p screen
+        for lang, size in [("en", s) for s in SIZES] + ([("de", (1280, 720))] if n == 4 else []):
+            ctx, page = table(browser, server, size, lang=lang)
+            tag = f"{n}p-{size[0]}x{size[1]}" + ("" if lang == "en" else "-" + lang)
             try:
                 page.emulate_media(reduced_motion="reduce")   # the show started line by line; now no fade to wait for
                 page.clock.run_for(1000)
