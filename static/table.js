@@ -61,31 +61,36 @@
       th.appendChild(el("div", "pn", name(view, c)));
       head.appendChild(th);
     });
-    var body = tbl.appendChild(el("tbody"));
+    // A line of the tally is a row group: its numbers, then what scored on a line of its own under them (each note
+    // after its player's chip, as large as the room reads: a narrow column would wrap it to 11 px, issue 37).
     ROWS.concat(view.mode === "expert" ? ["neighborhood", "highest"] : []).forEach(function (key) {
-      var r = el("tr", "line");
-      r.setAttribute("data-line", key);
+      var g = el("tbody", "line"), r = g.appendChild(el("tr")), d = el("tr", "detail"), cell = d.appendChild(el("td"));
+      g.setAttribute("data-line", key);
+      cell.colSpan = colors.length + 1;
       r.appendChild(el("th", "rowh", tr("row_" + key)));
       colors.forEach(function (c) {
-        var v = ((sc.players[c] || {}).breakdown || {})[key] || 0;
-        var td = el("td", "num" + (v < 0 ? " neg" : "") + won(c), (v > 0 ? "+" : "") + v), note = M.detailNote(view, c, key);
-        if (note) td.appendChild(el("div", "note", note));
-        r.appendChild(td);
+        var v = ((sc.players[c] || {}).breakdown || {})[key] || 0, note = M.detailNote(view, c, key);
+        r.appendChild(el("td", "num" + (v < 0 ? " neg" : "") + won(c), (v > 0 ? "+" : "") + v));
+        if (!note) return;
+        var s = cell.appendChild(el("span", "dn" + won(c)));
+        s.appendChild(M.chip(c));
+        s.appendChild(document.createTextNode(" " + note));
       });
-      lines.push(body.appendChild(r));
+      if (cell.firstChild) g.appendChild(d);
+      lines.push(tbl.appendChild(g));
     });
     // The row that decided: the totals, or on a tie on points the buildings (rulebook: "In case of a tie, the tied
     // player with the most buildings constructed wins. If still tied, the players share the victory.")
     ["total", "buildings"].forEach(function (key) {
       var decides = (key === "total") === (view.tiebreak === "points");
-      var r = el("tr", "line tot " + key + (decides ? " decider" : ""));
-      r.setAttribute("data-line", key);
+      var g = el("tbody", "line"), r = g.appendChild(el("tr", "tot " + key + (decides ? " decider" : "")));
+      g.setAttribute("data-line", key);
       r.appendChild(el("th", "rowh", tr("row_" + key)));
       colors.forEach(function (c) {
         var p = sc.players[c] || {};
         r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : "") + won(c), key === "total" ? p.total : p.buildings));
       });
-      lines.push(body.appendChild(r));
+      lines.push(tbl.appendChild(g));
     });
     // The winner: the sentence ("Winner: {players}") in one line of text, its label small and the names as large as
     // the room needs; the box edged in the winner's colour.
@@ -152,24 +157,30 @@
     box.setAttribute("data-line", "cards");
     box.appendChild(el("h3", "", tr("revealed")));
     // Two cards each (Expert): a row per player; one card: side by side in two columns from three players.
-    var grid = box.appendChild(el("div", "sgrid" + (view.mode === "expert" ? " rows" : colors.length > 2 ? " two" : "")));
+    var rows = view.mode === "expert", grid = box.appendChild(el("div", "sgrid" + (rows ? " rows" : colors.length > 2 ? " two" : "")));
+    if (rows) {   // the cards' kinds once, over their columns: a chip is its card's name, large
+      var kinds = grid.appendChild(el("div", "sp skinds")), ks = el("div", "scards");
+      kinds.appendChild(el("div", "sphead"));
+      ks.appendChild(el("small", "", tr("area_card")));
+      ks.appendChild(el("small", "", tr("neighborhood_card")));
+      kinds.appendChild(ks);
+    }
     colors.forEach(function (c) {
       var cards = rev[c] || {}, p = grid.appendChild(el("div", "sp c-edge-" + c));
       var h = p.appendChild(el("div", "sphead"));
       h.appendChild(M.chip(c));
       h.appendChild(el("span", "pn", name(view, c)));
       var row = p.appendChild(el("div", "scards"));
-      if (cards.area) row.appendChild(card(tr("area_card"), M.cap(M.term(cards.area)), tr("area_" + view.mode + "_" + cards.area), "a-" + cards.area));
-      if (cards.neighborhood) row.appendChild(card(tr("neighborhood_card"), M.cap(M.term(cards.neighborhood)),
-        tr("neighborhood_meaning", { kind: M.term(cards.neighborhood) }), "k-" + cards.neighborhood));
+      // Large chips; what a card scored is the tally's line under its objective's numbers.
+      if (cards.area) row.appendChild(card(rows ? "" : tr("area_card"), M.cap(M.term(cards.area)), "a-" + cards.area));
+      if (cards.neighborhood) row.appendChild(card("", M.cap(M.term(cards.neighborhood)), "k-" + cards.neighborhood));
     });
     return box;
   }
-  function card(kind, title, text, cls) {
+  function card(kind, title, cls) {
     var d = el("div", "scard " + cls);
-    d.appendChild(el("small", "", kind));
+    if (kind) d.appendChild(el("small", "", kind));
     d.appendChild(el("b", "", title));
-    d.appendChild(el("p", "", text));
     return d;
   }
   function name(view, c) {
@@ -211,19 +222,48 @@
     if (over() && $("offline").firstChild) side.classList.add("tight");   // the join codes give way to a lost phone's
     while (over() && f > 0.5) { f *= 0.95; side.style.setProperty("--nf", String(f)); }
   }
-  /* The end fits the screen: names and card titles shrink to keep whole words, then the cards' meanings go, then type. */
+  /* The end fits the screen: names and card titles shrink to keep whole words, then type (what scored and the cards'
+     kinds keep their floor: table.css). */
   function fitEnd() {
     var all = document.querySelectorAll("#end .pn, #end th.rowh, #end .scard b, #end .wname");
     for (var i = 0; i < all.length; i++) shrink(all[i], 0.5);
     var right = document.querySelector("#end .aftercol"), left = document.querySelector("#end .tallycol");
     if (!right) return;
-    var over = function (n) { return n.scrollHeight > n.clientHeight + 1; };
-    var sec = right.querySelector(".secrets");
-    sec.classList.remove("terse");
-    shrink(sec, 0.75, true, right);
-    if (over(right)) { sec.classList.add("terse"); shrink(sec, 0.75, true, right); }
+    shrink(right.querySelector(".secrets"), 0.75, true, right);
     shrink($("tonight"), 0.7, true, right);
+    // The chart and the awards take what the tally leaves; when the tally's type would go below 80 % for them, the
+    // chart alone: beside, under tonight's standings, when they leave 15 vh; else under the tally, smaller (table.css).
+    var extra = left.querySelector(".endextra"), last = right.lastElementChild;
+    left.classList.remove("tight");
+    shrink(left, 0.8, true);
+    if (extra && left.scrollHeight > left.clientHeight + 1) {
+      left.classList.add("tight");
+      if (right.getBoundingClientRect().bottom - last.getBoundingClientRect().bottom > 0.15 * innerHeight) right.appendChild(extra);
+    }
     shrink(left, 0.6, true);    // from 3 vh: the totals stay at least 2.25 x 3 x .6 = 4 vh: 43 px at 1080p, 29 px at 720p
+    all = document.querySelectorAll("#end .sphead .pn");   // again in their smaller boxes: one size for all
+    for (i = 0; i < all.length; i++) shrink(all[i], 0.5);
+    all = document.querySelectorAll("#end .scard b, #end .skinds small");
+    for (i = 0; i < all.length; i++) wordFit(all[i], 0.02 * innerHeight);
+    stripe(left.querySelector(".scores"));
+  }
+  /* A card's name or kind: whole words, smaller, but never under `px` (2 vh: 21.6 px at 1080p); a word still too wide
+     there (German: "Umgebungszielkarte") breaks between syllables, with a hyphen. */
+  function wordFit(node, px) {
+    shrink(node, 0.5);
+    if (parseFloat(node.style.fontSize) < px) {
+      node.style.fontSize = px + "px";
+      node.textContent = breakable(node.textContent);
+    }
+  }
+  /* The winner's column goes on through the lines of what scored, which span the table: a band behind them. */
+  function stripe(tbl) {
+    var x = tbl.getBoundingClientRect().left, bands = [], heads = tbl.querySelectorAll("thead th.wcol");
+    for (var i = 0; i < heads.length; i++) {
+      var r = heads[i].getBoundingClientRect(), a = (r.left - x) + "px", b = (r.right - x) + "px";
+      bands.push("transparent " + a, "#fff3b0 " + a, "#fff3b0 " + b, "transparent " + b);
+    }
+    tbl.style.setProperty("--wband", bands.length ? "linear-gradient(to right," + bands.join(",") + ")" : "none");
   }
   /* Smaller type, a step at a time, until the text fits its box (sideways, or also downwards); at most down to `least`. */
   function shrink(node, least, tall, within) {

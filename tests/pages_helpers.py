@@ -258,7 +258,7 @@ def _strings(obj):
 
 END_JS = """() => {
   const end = document.getElementById('end'), tbl = end.querySelector('table.scores');
-  const rows = [...tbl.querySelectorAll('tr')];
+  const rows = [...tbl.querySelectorAll('tr:not(.detail)')];   // the table's lines of what scored are under their row
   const head = [...rows[0].querySelectorAll('th')].slice(1).map(th => th.querySelector('.chip').textContent);
   const body = rows.slice(1).map(r => [r.querySelector('th').textContent,
      [...r.querySelectorAll('td')].map(td => td.firstChild.textContent)]);

@@ -52,7 +52,8 @@ LAYOUT_JS = r"""(opts) => {
       if (!rs.length || rs[0].width === 0) continue;
       const r = rs[0];
       if (prevRect && r.top >= prevRect.bottom - 2) {
-        const between = t.slice(prev, i);
+        // (Chromium gives the letter after a soft hyphen's break the previous line's rect: the hyphen is looked at too)
+        const between = t.slice(Math.max(0, prev - 1), i);
         if (!/[\s\-‐–—\u00ad]/.test(between)) bad.push(`word broken inside: "${t.slice(Math.max(0, prev - 12), prev + 1)}|${t.slice(i, i + 12)}" in ${label(p)}`);
       }
       prev = i; prevRect = r;

@@ -17,7 +17,8 @@ from test_pages_glance import INSIDE_JS, LAYOUT_JS
 ORDER = ["cards", "trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area", "neighborhood",
          "highest", "total", "buildings", "winner", "tonight"]
 # What the issue asks at each screen: the winner's name and every player's total (computed font size, CSS px).
-LEAST = {(1920, 1080): {"winner": 72, "total": 40}, (1280, 720): {"winner": 48, "total": 27}}
+# Issue 37: what scored (the lines under the numbers) and every text on the secret cards at least 20 px at 1080p, 14 at 720p.
+LEAST = {(1920, 1080): {"winner": 72, "total": 40, "notes": 20}, (1280, 720): {"winner": 48, "total": 27, "notes": 14}}
 ON_JS = "() => [...document.querySelectorAll('#end .line.on')].map(e => e.dataset.line)"
 SIZES_JS = """() => {
   const px = e => parseFloat(getComputedStyle(e).fontSize);
@@ -31,8 +32,9 @@ SIZES_JS = """() => {
           tonight: all('#end #tonight-rows .pname').map(e => [e.textContent, seen(e)]),
           lines: all('#end .line').map(e => [e.dataset.line, seen(e)]),
           marked: all('#end thead th.wcol .pn').map(e => e.textContent), columns: all('#end thead th.pcol').length,
-          cells: all('#end .scores.tv tbody td.wcol').length, rows: all('#end .scores.tv tbody tr').length,
-          notes: all('#end td .note').map(px), texts: all('#end .scard p').filter(e => getComputedStyle(e).display !== 'none').map(px)};
+          cells: all('#end .scores.tv tbody td.wcol').length, rows: all('#end .scores.tv tbody tr:not(.detail)').length,
+          notes: all('#end tr.detail .dn, #end td .note').map(px),
+          texts: all('#end .scard small, #end .scard b, #end .scard p, #end .skinds small').filter(e => getComputedStyle(e).display !== 'none').map(px)};
 }"""
 
 
@@ -46,10 +48,10 @@ def over(server):
         p.close()
 
 
-def table(browser, server, size, clock=True, motion="no-preference"):  # noqa: F811
+def table(browser, server, size, clock=True, motion="no-preference", lang="en"):  # noqa: F811
     """The table screen at `size`; its clock Playwright's, paused before the end is drawn (nothing moves unless told)."""
     ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion=motion)
-    ctx.add_cookies([{"name": "lang", "value": "en", "url": server.origin}])
+    ctx.add_cookies([{"name": "lang", "value": lang, "url": server.origin}])
     ctx.set_default_timeout(15000)
     page = ctx.new_page()
     if clock:
@@ -82,6 +84,8 @@ def check_sizes(page, size, view, figures):
                    f"({len(got['texts'])} shown)")
     if least:
         assert win >= least["winner"] and tot >= least["total"], (size, win, tot)
+        assert got["notes"] and min(got["notes"]) >= least["notes"], (size, "what scored too small", got["notes"])
+        assert len(got["texts"]) >= len(got["cards"]) and min(got["texts"]) >= least["notes"], (size, "card texts", got["texts"])
     problems = page.evaluate(LAYOUT_JS, {"noScroll": True})
     assert not problems, (size, problems)
 
@@ -206,6 +210,91 @@ def test_a_seated_phone_page_with_its_assets_stays_under_60_kb_gzipped(browser, 
         assert len(sent) >= 5 and total < 60 * 1024, sorted(sent, key=lambda x: -x[1])
     finally:
         ctx.close()
+
+
+SIZES = [(1920, 1080), (1280, 720), (1024, 600)]
+# Issue 37 item 3: what is seen on each half of the screen (elements with text, fully faded in, inside the screen).
+HALVES_JS = """() => {
+  const seen = e => { for (let n = e; n && n !== document.body; n = n.parentElement)
+    if (parseFloat(getComputedStyle(n).opacity) < .99 || getComputedStyle(n).visibility === 'hidden') return false;
+    const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight; };
+  const out = {left: [], right: []};
+  for (const e of document.querySelectorAll('#end th, #end td, #end .pn, #end .scard b, #end .wname, #end h3, #end .pname'))
+    if (e.textContent.trim() && seen(e)) { const r = e.getBoundingClientRect();
+      (r.left + r.width / 2 < innerWidth / 2 ? out.left : out.right).push(e.textContent.trim().slice(0, 20)); }
+  return out;
+}"""
+# Issue 37 item 3: everything on the end show inside the screen, what scored and the cards' texts, the winner's column.
+READ_JS = """() => {
+  const px = e => parseFloat(getComputedStyle(e).fontSize), all = s => [...document.querySelectorAll(s)];
+  const outside = all('#end *').filter(e => { const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && (r.left < -1 || r.top < -1 || r.right > innerWidth + 1 || r.bottom > innerHeight + 1); });
+  const bg = e => getComputedStyle(e).backgroundColor;
+  const heads = all('#end thead th.pcol');
+  return {outside: outside.map(e => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 30)),
+          notes: all('#end tr.detail .dn, #end td .note').map(e => [e.textContent, px(e)]),
+          texts: all('#end .scard small, #end .scard b, #end .scard p, #end .skinds small').filter(e => getComputedStyle(e).display !== 'none')
+            .map(e => [e.textContent, px(e)]),
+          marked: heads.filter(h => h.classList.contains('wcol')).map(h => h.querySelector('.pn').textContent),
+          markBg: heads.filter(h => h.classList.contains('wcol')).map(bg), otherBg: heads.filter(h => !h.classList.contains('wcol')).map(bg),
+          rows: all('#end tbody th.rowh').map(px), totals: all('#end tr.total td').map(px),
+          chart: all('#end .endextra .chart').map(c => c.getBoundingClientRect().height)};
+}"""
+
+
+def duo(server):
+    """Two players in a family game (one card each), played to its end: the widest columns, the fewest lines. Made
+    after the module's game has ended, it takes the table."""
+    names = {"blue": "Hana", "red": "Jean-François Lefèvre-Ab"}
+    gid, phones = seated(server, colors=("blue", "red"), names=names, seed=5)
+    return {"gid": gid, "phones": phones, "view": finished(phones, gid, seed=4), "names": names}
+
+
+def test_the_end_show_reads_from_the_sofa_at_every_size_with_four_players_and_two(browser, server, over, capsys):  # noqa: F811
+    """At 1920x1080, 1280x720 and 1024x600, four players under 24-character names (Expert: two cards each; in German
+    too at 1280x720) and two (Family): one second into the reveal both halves of the screen show something; at its end nothing leaves the
+    screen or its column, what scored and every text on the secret cards is at least 20 px at 1080p and 14 at 720p,
+    and the winner's column is marked (its class and a background of its own)."""
+    figures = []
+    games = [over, None]     # the module's game first (on the table), then two players (their game takes the table)
+    for i, game in enumerate(games):
+        game = games[i] = game or duo(server)
+        view, names = game["view"], game.get("names", LONG)
+        n = len(names)
+        # German too, where a card's kind is one long word ("Stadtviertelzielkarte"), on the 720p screen
+        for lang, size in [("en", s) for s in SIZES] + ([("de", (1280, 720))] if n == 4 else []):
+            ctx, page = table(browser, server, size, lang=lang)
+            tag = f"{n}p-{size[0]}x{size[1]}" + ("" if lang == "en" else "-" + lang)
+            try:
+                page.emulate_media(reduced_motion="reduce")   # the show started line by line; now no fade to wait for
+                page.clock.run_for(1000)
+                halves = page.evaluate(HALVES_JS)
+                page.clock.run_for(5000)
+                if SHOTS:
+                    page.screenshot(path=f"{SHOTS}/table-endshow-mid-{tag}.png")
+                page.clock.run_for(20000)
+                page.wait_for_selector("#end[data-reveal=done]")
+                page.wait_for_selector("#end .endextra .chart", state="attached")
+                if SHOTS:
+                    page.screenshot(path=f"{SHOTS}/table-endshow-{tag}.png")
+                got = page.evaluate(READ_JS)
+                problems = page.evaluate(LAYOUT_JS, {"noScroll": True})
+            finally:
+                ctx.close()
+            assert halves["left"] and halves["right"], (tag, "a half of the screen is empty a second in", halves)
+            assert not problems and not got["outside"], (tag, problems, got["outside"])
+            assert sorted(got["marked"]) == sorted(names[c] for c in view["scores"]["winners"]), (tag, got["marked"])
+            assert set(got["markBg"]).isdisjoint(got["otherBg"]) and "rgba(0, 0, 0, 0)" not in got["markBg"], (tag, got)
+            note, text = min(f for _, f in got["notes"]), min(f for _, f in got["texts"])
+            figures.append(f"{tag}: what scored {note:.1f} px, card texts {text:.1f} px, row names {min(got['rows']):.1f} px, "
+                           f"totals {min(got['totals']):.1f} px, chart {max(got['chart'] or [0]):.0f} px high")
+            least = {1080: 20, 720: 14}.get(size[1])
+            if least:
+                assert note >= least and text >= least, (tag, got["notes"], got["texts"])
+    for p in games[1]["phones"].values():
+        p.close()
+    with capsys.disabled():
+        print("\n" + "\n".join(figures))
 
 
 def test_a_show_cannot_be_skipped_before_the_end(server):
