@@ -198,10 +198,12 @@ def test_with_a_third_player_seated_a_claim_still_waits_for_a_confirmation(start
 
 
 def test_the_claim_sentence_says_where_the_code_is_shown_and_where_it_is_typed():
-    """The code is on the table display; the claiming player types it on their own phone (en, de, fr)."""
-    en = i18n.t("en", "host_claimed", color="red")
-    assert "shown on the table display" in en and "on red's phone" in en, en
-    de = i18n.t("de", "host_claimed", color="red")
-    assert "Tischanzeige" in de and "Handy" in de, de
-    fr = i18n.t("fr", "host_claimed", color="red")
-    assert "écran de la table" in fr and "téléphone" in fr, fr
+    """The code is on the table display; the claiming player types it on their own phone, which says "you" (en, de,
+    fr; issue 37 item 4: a person by name with their colour elsewhere)."""
+    for lang, shown, typed, mine in (("en", "shown on the table display", "Bert (Red) types the code", "you type below"),
+                                     ("de", "Tischanzeige", "Bert (Rot) gibt den Code ein", "du gibst unten den Code ein"),
+                                     ("fr", "écran de la table", "Bert (Rouge) saisit le code", "vous saisissez ci-dessous")):
+        said = i18n.t(lang, "host_claimed", player=f"Bert ({i18n.term(lang, 'red').capitalize()})")
+        assert shown in said and typed in said, said
+        yours = i18n.t(lang, "host_claimed_you")
+        assert shown in yours and mine in yours and "Bert" not in yours, yours

@@ -120,18 +120,24 @@ def _sentence(text: str) -> str:
     return text if text[-1] in ".!?" else text + "."
 
 
-def error_sentence(lang: str, rule_error, you: bool = False) -> str:
+def error_sentence(lang: str, rule_error, you: bool = False, named=None) -> str:
     """A RuleError as a sentence in `lang`, its colours, districts, kinds and cards translated too;
-    `you`: said to the refused player on their own phone ("You cannot ..."), where a sentence for that exists."""
+    `you`: said to the refused player on their own phone ("You cannot ..."), where a sentence for that exists;
+    `named`: colour -> how the game names that seat ("Ann (Red)", pi_seat.said_name) for the players it names."""
     lang = _lang(lang)
     code = getattr(rule_error, "code", None)
     params = dict(getattr(rule_error, "params", {}) or {})
     template = _tables().RULES[lang].get(code)
     if you and ("you_" + str(code)) in _tables().UI[lang]:
-        template = _tables().UI[lang]["you_" + code]
+        own = you and params.get("owner") == params.get("player") and f"you_{code}_own" in _tables().UI[lang]
+        template = _tables().UI[lang][f"you_{code}_own" if own else "you_" + code]
     if template is None:
         return _sentence(str(rule_error))
     template = _form(lang, template, MESSAGES[code], params)
+    if named is not None and code in _PLAY_CODES:   # the players of a game in play, named as every screen names them
+        for name in ("player", "to_act", "owner"):
+            if isinstance(params.get(name), str):
+                params[name] = named(params[name])
     for name in _TERM_PARAMS:
         if name in params:
             params[name] = term(lang, params[name])
@@ -141,6 +147,11 @@ def error_sentence(lang: str, rule_error, you: bool = False) -> str:
         params["cards"] = ", ".join(term(lang, c.strip()) for c in params["cards"].split(","))
     return _sentence(template.format_map(_Params(params)))
 
+
+# The rule sentences about a move in play, whose {player}, {to_act} and {owner} are seats of the game.
+_PLAY_CODES = ("game_over", "unknown_player", "not_your_turn", "already_passed", "start_cannot_pass",
+               "unknown_neighborhood", "district_removed", "already_built", "already_bid", "bad_value", "value_built",
+               "value_on_board", "too_low", "not_adjacent", "across_water")
 
 # The rule sentences a phone says at the moment of a refused tap, without asking the server.
 TAP_RULES = ("not_your_turn", "already_passed", "game_over", "district_removed", "already_built", "already_bid",
