@@ -68,6 +68,7 @@ var G = (function () {
   function steps(view, c) {
     // The Pi's pieces are moved by someone at the table: "For the Pi (Blue): turn the blue 7 on C05 over."
     var out = [], winner = who(view, c.color), pi = M.isPi(view, c.color) ? "_pi" : "";
+    if (!pi && view.you && view.you.color === c.color) pi = "_you";   // the winner's own phone: "Turn your 7 over"
     out.push(c.token ? tr("step_build_token" + pi, { player: winner, value: c.value, nb: c.neighborhood, token: term(c.token), color: term(c.color) })
                      : tr("step_build" + pi, { player: winner, value: c.value, nb: c.neighborhood, color: term(c.color) }));
     ["subway", "archaeological"].forEach(function (k) {
@@ -106,7 +107,7 @@ var G = (function () {
     node.appendChild(el("h2", "", tr("call_over")));
     var head = el("p", "big");
     head.appendChild(M.chip(c.color));
-    head.appendChild(document.createTextNode(" " + M.cap(tr("call_built", { player: who(view, c.color), value: c.value, nb: c.neighborhood }))));
+    head.appendChild(document.createTextNode(" " + M.cap(M.sayOf(view, "call_built", c.color, { value: c.value, nb: c.neighborhood }))));
     node.appendChild(head);
     node.appendChild(el("p", "reason", tr("reason_" + c.reason)));
     if ((c.passed || []).length)

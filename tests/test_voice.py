@@ -24,15 +24,18 @@ SAID = {
     "en": {"not_moving_mine": "Your seat is not moving.",
            "not_moving": "Béa (Red)'s seat is not moving.",
            "bid_14_mine": "You cannot bid 14: buildings are numbered 1 to 13.",
-           "not_your_turn": "You cannot act now: it is Béa (Red)'s turn."},
+           "not_your_turn": "You cannot act now: it is Béa (Red)'s turn.",
+           "built_mine": "You cannot bid in {nb}: you have already built there."},
     "de": {"not_moving_mine": "Dein Platz zieht nicht um.",
            "not_moving": "Der Platz von Béa (Rot) zieht nicht um.",
            "bid_14_mine": "Du kannst nicht 14 bieten: die Gebäude sind von 1 bis 13 nummeriert.",
-           "not_your_turn": "Du kannst jetzt nicht handeln: Béa (Rot) ist am Zug."},
+           "not_your_turn": "Du kannst jetzt nicht handeln: Béa (Rot) ist am Zug.",
+           "built_mine": "Du kannst nicht auf {nb} bieten: dort hast du schon gebaut."},
     "fr": {"not_moving_mine": "Votre place ne change pas de téléphone.",
            "not_moving": "La place de Béa (Rouge) ne change pas de téléphone.",
            "bid_14_mine": "Vous ne pouvez pas miser 14 : les immeubles sont numérotés de 1 à 13.",
-           "not_your_turn": "Vous ne pouvez pas jouer maintenant : c’est au tour de Béa (Rouge)."},
+           "not_your_turn": "Vous ne pouvez pas jouer maintenant : c’est au tour de Béa (Rouge).",
+           "built_mine": "Vous ne pouvez pas miser sur {nb} : vous y avez déjà construit."},
 }
 
 
@@ -86,6 +89,12 @@ def test_a_refusal_says_you_on_the_person_s_own_phone_and_name_with_colour_on_ev
         r = carl.post(f"/api/games/{gid}/actions", {"pass": True, "expect_seq": view["seq"]})
         assert (r.status, r.json["error"]) == (422, said["not_your_turn"]), r.json
         assert all(s.last["seq"] == seq for s in socks)   # refused: nothing changed on any screen
+        # Béa builds there with a 13 (nobody can outbid it) and opens the next call: her own building is "yours".
+        assert bea.post(f"/api/games/{gid}/actions", {"bid": nb, "value": 13, "expect_seq": seq}).status == 200
+        view = bea.view(gid)
+        assert view["to_act"] == "red" and view["built"][nb]["color"] == "red", view
+        r = bea.post(f"/api/games/{gid}/actions", {"bid": nb, "value": 12, "expect_seq": view["seq"]})
+        assert (r.status, r.json["error"]) == (422, said["built_mine"].format(nb=nb)), r.json
     finally:
         for p in (bea, carl, table):
             p.close()
@@ -130,10 +139,10 @@ def test_no_message_names_a_person_by_a_bare_colour():
     for key, text in strings.UI.items():
         for form in (text[:2] if isinstance(text, tuple) else (text,)):
             assert not re.search(r"\{color\}'s|^\{color\} (asks|is|moved)", form), (key, form)
-    # Each "you" form has its named form, and says "you"/"your" where that one names the person.
+    # Each "you" form has its named form, and never names the person.
     for key in (k for k in strings.UI if k.endswith("_you")):
         named, mine = strings.UI[key[:-4]], strings.UI[key]
-        assert "{player}" in named and "{player}" not in mine and re.search(r"\b[Yy]ou(r)?\b", mine), key
+        assert "{player}" in named and "{player}" not in mine, key
 
 
 # The pages' sentences in a lost-phone evening: what Béa's own phone, Carl's phone and the table display read.
@@ -194,6 +203,18 @@ def test_in_chromium_a_host_claim_an_offline_seat_and_a_seat_move_say_you_on_its
     for d in (ann, bea, carl, table):
         d.wait_seq(seq)
     en = PAGES["en"]
+    # Béa builds with a 13 and opens the next call; a tap on her own building says "you" (not "Béa (Red) has").
+    nb = sorted(bea.view(gid)["legal"]["neighborhoods"])[0]
+    assert bea.api("POST", f"/api/games/{gid}/actions", {"bid": nb, "value": 13, "expect_seq": seq})[0] == 200
+    bea.wait_seq(seq + 1)
+    bea.tap(nb)
+    _wait_text(bea, "#tapmsg", f"You cannot bid in {nb}: you have already built there.")
+    # The call's end: her phone says "You build 13", "Turn your 13 over"; Carl's and the table's name her.
+    _wait_text(bea, "#callover", f"You build 13 on {nb}.")
+    assert f"Turn your 13 on {nb} over" in bea.text("#callover") and "Béa" not in bea.text("#callover")
+    for d in (carl, table):
+        _wait_text(d, "#callover", f"Béa (Red) builds 13 on {nb}.")
+        assert f"Béa (Red): turn your 13 on {nb} over" in d.text("#callover")
 
     ann.close()   # the host's phone is gone: after a while Béa's page offers the host role, and she claims it
     bea.page.wait_for_selector("#claim-host:not([hidden])", timeout=15000)

@@ -134,8 +134,8 @@ def error_sentence(lang: str, rule_error, you: bool = False, named=None) -> str:
     if template is None:
         return _sentence(str(rule_error))
     template = _form(lang, template, MESSAGES[code], params)
-    if named is not None and code in _PLAY_CODES:   # the players of a game in play, named as every screen names them
-        for name in ("player", "to_act", "owner"):
+    if named is not None:   # the players of a game, named as every screen names them ("Ann (Red)")
+        for name in _PLAY_PARAMS if code in _PLAY_CODES else _BOARD_PARAMS if str(code).startswith("board_") else ():
             if isinstance(params.get(name), str):
                 params[name] = named(params[name])
     for name in _TERM_PARAMS:
@@ -148,7 +148,10 @@ def error_sentence(lang: str, rule_error, you: bool = False, named=None) -> str:
     return _sentence(template.format_map(_Params(params)))
 
 
-# The rule sentences about a move in play, whose {player}, {to_act} and {owner} are seats of the game.
+# The rule sentences about a move in play, whose {player}, {to_act} and {owner} are seats of the game (a finished
+# board typed in: its {color} and {other}).
+_PLAY_PARAMS = ("player", "to_act", "owner")
+_BOARD_PARAMS = ("color", "other")
 _PLAY_CODES = ("game_over", "unknown_player", "not_your_turn", "already_passed", "start_cannot_pass",
                "unknown_neighborhood", "district_removed", "already_built", "already_bid", "bad_value", "value_built",
                "value_on_board", "too_low", "not_adjacent", "across_water")

@@ -189,6 +189,13 @@ UI = {
     "step_card_new": "{player}: take the {card}.",
     "step_back": "Everyone else: take your bids back ({bids}).",
     "step_back_own": "{player}: take your other buildings back ({bids}).",
+    # the same steps on the winner's own phone, and its call's end there
+    "call_built_you": "You build {value} on {nb}.",
+    "step_build_you": "Turn your {value} on {nb} over.",
+    "step_build_token_you": "Turn your {value} on {nb} over and take the {token} token.",
+    "step_card_you": "Take the {card} from {from}.",
+    "step_card_new_you": "Take the {card}.",
+    "step_back_own_you": "Take your other buildings back ({bids}).",
     "bid_own": "{value} on {nb}",
     "steps": "On the board",
     "done": "Done",
