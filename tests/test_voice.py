@@ -159,7 +159,7 @@ PAGES = {
                          "den Code ein, den die Tischanzeige zeigt.",
            "claim": "Béa (Rot) möchte die Gastgeberrolle übernehmen: Ein anderer Spieler bestätigt, oder Béa (Rot) gibt",
            "claim_table": "Béa (Rot) möchte die Gastgeberrolle übernehmen. Code:",
-           "host_gone": "Das Telefon von Ann (Blau) ist weg.",
+           "host_gone": "Das Handy von Ann (Blau) ist weg.",
            "moving_mine": "Dein Platz zieht auf ein neues Handy um",
            "moving": "Der Platz von Béa (Rot) zieht auf ein neues Handy um"},
     "fr": {"claim_mine": "Vous avez demandé le rôle d’hôte : un autre joueur confirme, ou vous saisissez ci-dessous le code "

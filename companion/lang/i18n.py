@@ -123,7 +123,7 @@ def _sentence(text: str) -> str:
 def error_sentence(lang: str, rule_error, you: bool = False, named=None) -> str:
     """A RuleError as a sentence in `lang`, its colours, districts, kinds and cards translated too;
     `you`: said to the refused player on their own phone ("You cannot ..."), where a sentence for that exists;
-    `named`: colour -> how the game names that seat ("Ann (Red)", pi_seat.said_name) for the players it names."""
+    `named`: colour -> how the game names that seat ("Ann (Red)", views.said_name) for the players it names."""
     lang = _lang(lang)
     code = getattr(rule_error, "code", None)
     params = dict(getattr(rule_error, "params", {}) or {})

@@ -20,7 +20,7 @@ def _alt(lang: str, action: Action) -> str:
 
 def because(lang: str, seen: State, action: Action, gap: float, second: Optional[Action], named=None) -> str:
     """Why: what the move does on the board, then how far the Pi rates it above the next move it weighed;
-    `named`: colour -> how the game names that seat ("Ann (Red)", pi_seat.said_name)."""
+    `named`: colour -> how the game names that seat ("Ann (Red)", views.said_name)."""
     if isinstance(action, Bid):
         token = seen.tokens.get(action.neighborhood)
         head = (i18n.t(lang, "hint_bid_token", value=action.value, neighborhood=action.neighborhood,
