@@ -4,6 +4,10 @@ var M = (function () {
   var S = JSON.parse(document.getElementById("strings").textContent);
 
   function fill(text, params) {
+    // French elides "de" before a name that starts with a vowel: "la place d’Ann (Rouge)" (i18n.py says the same).
+    if (S.lang === "fr") text = text.replace(/\bde \{(\w+)\}/g, function (m, k) {
+      return params && /^[aeiouyàâäéèêëîïôöùûü]/i.test(String(params[k] || "")) ? "d’{" + k + "}" : m;
+    });
     return text.replace(/\{(\w+)\}/g, function (m, k) {
       return params && params[k] !== undefined ? params[k] : m;
     });

@@ -109,6 +109,18 @@ def test_a_seat_with_no_name_yet_is_its_colour_capitalised_and_the_pi_its_one_na
     assert [views.said_name(game, c, "fr") for c in ("red", "white")] == ["Ann (Rouge)", "Blanc"]
 
 
+def test_french_elides_de_before_a_name_that_starts_with_a_vowel():
+    """"La place d’Ann (Rouge)", "au tour d’Émile (Bleu)", but "la place de Béa (Rouge)" (app.js fill() the same)."""
+    from companion.game.errors import RuleError
+    from companion.lang import i18n
+    assert i18n.t("fr", "seat_move_title", player="Ann (Rouge)") == "La place d’Ann (Rouge) passe sur un nouveau téléphone"
+    assert i18n.t("fr", "seat_move_title", player="Béa (Rouge)") == "La place de Béa (Rouge) passe sur un nouveau téléphone"
+    assert i18n.t("de", "seat_move_title", player="Ann (Rot)") == "Der Platz von Ann (Rot) zieht auf ein neues Handy um"
+    said = i18n.error_sentence("fr", RuleError("not_your_turn", player="red", to_act="blue"), you=True,
+                               named={"blue": "Émile (Bleu)"}.get)
+    assert said == "Vous ne pouvez pas jouer maintenant : c’est au tour d’Émile (Bleu)."
+
+
 # Messages that take a bare {color} and mean the colour itself (a building's, a seat's place at the table, a colour
 # picked), never a person: each is read as such in en/de/fr. Any other message naming a seat takes {player}.
 COLOUR_ITSELF = {
@@ -166,7 +178,7 @@ PAGES = {
                          "affiché sur l’écran de la table.",
            "claim": "Béa (Rouge) demande le rôle d’hôte : un autre joueur confirme, ou Béa (Rouge) saisit le code",
            "claim_table": "Béa (Rouge) demande le rôle d’hôte. Code :",
-           "host_gone": "Le téléphone de Ann (Bleu) est parti.",
+           "host_gone": "Le téléphone d’Ann (Bleu) est parti.",   # "de" elided before a vowel
            "moving_mine": "Votre place passe sur un nouveau téléphone",
            "moving": "La place de Béa (Rouge) passe sur un nouveau téléphone"},
 }

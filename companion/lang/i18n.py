@@ -1,6 +1,7 @@
 """The table's languages: each device's strings, rule sentences and game terms, from the gettext catalogs."""
 from __future__ import annotations
 
+import re
 import string
 from functools import lru_cache
 from types import SimpleNamespace
@@ -102,7 +103,18 @@ def t(lang: str, key: str, **params) -> str:
             params[name] = term(lang, params[name])
     if "kind" in params and lang in _tables().KIND_PHRASES:
         params["kind"] = _tables().KIND_PHRASES[lang].get(params["kind"], term(lang, params["kind"]))
-    return text.format_map(_Params(params))
+    return _elide(lang, text, params).format_map(_Params(params))
+
+
+_VOWEL = re.compile(r"[aeiouyàâäéèêëîïôöùûü]", re.IGNORECASE)
+
+
+def _elide(lang: str, text: str, params: dict) -> str:
+    """French elides "de" before a name that starts with a vowel: "la place d’Ann (Rouge)" (app.js fill() too)."""
+    if lang != "fr":
+        return text
+    return re.sub(r"\bde \{(\w+)\}", lambda m: "d’{" + m.group(1) + "}"
+                  if _VOWEL.match(str(params.get(m.group(1), ""))) else m.group(0), text)
 
 
 class _Params(dict):
@@ -145,7 +157,7 @@ def error_sentence(lang: str, rule_error, you: bool = False, named=None) -> str:
         params["to_act"] = params["to_act"][:1].upper() + params["to_act"][1:]
     if isinstance(params.get("cards"), str):
         params["cards"] = ", ".join(term(lang, c.strip()) for c in params["cards"].split(","))
-    return _sentence(template.format_map(_Params(params)))
+    return _sentence(_elide(lang, template, params).format_map(_Params(params)))
 
 
 # The rule sentences about a move in play, whose {player}, {to_act} and {owner} are seats of the game (a finished
