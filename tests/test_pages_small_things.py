@@ -84,8 +84,8 @@ def test_a_secret_card_entered_twice_is_refused_at_entry_on_the_entering_phone_o
     # The host enters red's cards: Lakes, entered for blue already, is refused at once, naming the entry to check.
     host.press("[data-pen=red]")
     host.press("#secret [data-area=lakes]")
-    sentence = ("Red cannot enter Lakes: it is entered for blue already, and the game has one of each card. "
-                "Check red's area card; if it really is Lakes, blue's entry is the one to change.")
+    sentence = ("Bo (Red) cannot enter Lakes: it is entered for Ana (Blue) already, and the game has one of each card. "
+                "Check Bo (Red)'s area card; if it really is Lakes, Ana (Blue)'s entry is the one to change.")   # names, issue 37
     msg_is(host, sentence)
     assert len(server.events(gid)) == n and host.view(gid) == view
     assert host.page.get_attribute("#secret [data-area=lakes]", "aria-pressed") == "false"   # not left looking chosen

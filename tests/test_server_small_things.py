@@ -46,12 +46,13 @@ def test_a_secret_card_entered_for_a_second_colour_is_refused_at_entry_naming_th
     # "Each player receives [...] one area card" from a deck that holds each card once: Lakes is Ana's already.
     r = bo.post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"})
     assert r.status == 422 and r.json["code"] == "board_area_twice", r
-    assert r.json["error"] == ("Red cannot enter Lakes: it is entered for blue already, and the game has one of each "
-                               "card. Check red's area card; if it really is Lakes, blue's entry is the one to change."), r
+    assert r.json["error"] == ("Bo (Red) cannot enter Lakes: it is entered for Ana (Blue) already, and the game has one "
+                               "of each card. Check Bo (Red)'s area card; if it really is Lakes, Ana (Blue)'s entry is the "
+                               "one to change."), r   # each player by name with their colour (issue 37)
     # The neighborhood card too, named as such; and the host entering for a colour is told the same way.
     r = host.post(f"/api/games/{gid}/board/secret/white", {"area": "bridges", "neighborhood": "park"})
     assert r.status == 422 and r.json["code"] == "board_neighborhood_twice", r
-    assert "Check white's neighborhood card" in r.json["error"] and "blue's entry" in r.json["error"], r
+    assert "Check White's neighborhood card" in r.json["error"] and "Ana (Blue)'s entry" in r.json["error"], r
     assert server.event_count() == n                        # nothing appended
     time.sleep(0.5)
     assert ana_sock.last["seq"] == seq and host_sock.last["seq"] == seq   # no other screen was told anything
@@ -59,7 +60,7 @@ def test_a_secret_card_entered_for_a_second_colour_is_refused_at_entry_naming_th
     # Said in the entering phone's language (Ana's phone speaks German).
     assert bo.post(f"/api/games/{gid}/board/secret/red", {"area": "bridges", "neighborhood": "mall"}).status == 200
     r = ana.post(f"/api/games/{gid}/board/secret/blue", {"area": "bridges", "neighborhood": "park"})
-    assert r.status == 422 and r.json["error"].startswith("Blau kann Brücken nicht eingeben: diese Karte ist schon für Rot"), r
+    assert r.status == 422 and r.json["error"].startswith("Ana (Blau) kann Brücken nicht eingeben: diese Karte ist schon für Bo (Rot)"), r
     # Changing one's own entry is no clash, and a card freed by a change may be taken.
     assert ana.post(f"/api/games/{gid}/board/secret/blue", {"area": "statues", "neighborhood": "park"}).status == 200
     assert bo.post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"}).status == 200
