@@ -46,9 +46,9 @@ def test_a_secret_card_entered_for_a_second_colour_is_refused_at_entry_naming_th
     # "Each player receives [...] one area card" from a deck that holds each card once: Lakes is Ana's already.
     r = bo.post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"})
     assert r.status == 422 and r.json["code"] == "board_area_twice", r
-    assert r.json["error"] == ("Bo (Red) cannot enter Lakes: it is entered for Ana (Blue) already, and the game has one "
-                               "of each card. Check Bo (Red)'s area card; if it really is Lakes, Ana (Blue)'s entry is the "
-                               "one to change."), r   # each player by name with their colour (issue 37)
+    assert r.json["error"] == ("You cannot enter Lakes: it is entered for Ana (Blue) already, and the game has one of "
+                               "each card. Check your area card; if it really is Lakes, Ana (Blue)'s entry is the one to "
+                               "change."), r   # Bo's own phone says "you"; the others by name with colour (issue 37)
     # The neighborhood card too, named as such; and the host entering for a colour is told the same way.
     r = host.post(f"/api/games/{gid}/board/secret/white", {"area": "bridges", "neighborhood": "park"})
     assert r.status == 422 and r.json["code"] == "board_neighborhood_twice", r
@@ -60,7 +60,7 @@ def test_a_secret_card_entered_for_a_second_colour_is_refused_at_entry_naming_th
     # Said in the entering phone's language (Ana's phone speaks German).
     assert bo.post(f"/api/games/{gid}/board/secret/red", {"area": "bridges", "neighborhood": "mall"}).status == 200
     r = ana.post(f"/api/games/{gid}/board/secret/blue", {"area": "bridges", "neighborhood": "park"})
-    assert r.status == 422 and r.json["error"].startswith("Ana (Blau) kann Brücken nicht eingeben: diese Karte ist schon für Bo (Rot)"), r
+    assert r.status == 422 and r.json["error"].startswith("Du kannst Brücken nicht eingeben: diese Karte ist schon für Bo (Rot)"), r
     # Changing one's own entry is no clash, and a card freed by a change may be taken.
     assert ana.post(f"/api/games/{gid}/board/secret/blue", {"area": "statues", "neighborhood": "park"}).status == 200
     assert bo.post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"}).status == 200

@@ -58,7 +58,8 @@ PAGE_KEYS = frozenset({
     "undone_bid", "undone_call", "undone_card", "undone_card_none", "undone_other", "undone_pass", "undone_token",
     "vs_pi_hint", "vs_pi_level", "vs_pi_more", "vs_pi_none", "vs_pi_one", "vs_pi_seats", "vs_pi_title", "vs_pi_two",
     "whole_board", "winner", "winners_shared", "you", "you_across_water", "you_already_bid", "you_already_bid_own",
-    "you_already_built", "you_already_built_own", "you_already_passed", "you_bad_value", "you_district_removed",
-    "you_game_over", "you_not_adjacent", "you_not_your_turn", "you_passed", "you_start_cannot_pass", "you_too_low",
-    "you_unknown_neighborhood", "you_value_built", "you_value_on_board", "your_turn", "zoom_call",
+    "you_already_built", "you_already_built_own", "you_already_passed", "you_bad_value", "you_board_area_twice",
+    "you_board_neighborhood_twice", "you_district_removed", "you_game_over", "you_not_adjacent",
+    "you_not_your_turn", "you_passed", "you_start_cannot_pass", "you_too_low", "you_unknown_neighborhood",
+    "you_value_built", "you_value_on_board", "your_turn", "zoom_call",
 })

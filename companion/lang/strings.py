@@ -372,6 +372,8 @@ UI = {
     "you_start_cannot_pass": "You cannot pass: the start player must open the call with a bid",
     "you_bad_value": "You cannot bid {value}: buildings are numbered 1 to 13",
     "you_unknown_neighborhood": "You cannot bid in {neighborhood}: there is no such neighborhood",
+    "you_board_area_twice": "You cannot enter {card}: it is entered for {other} already, and the game has one of each card. Check your area card; if it really is {card}, {other}'s entry is the one to change",
+    "you_board_neighborhood_twice": "You cannot enter the {card} card: it is entered for {other} already, and the game has one of each card. Check your neighborhood card; if it really is {card}, {other}'s entry is the one to change",
     # ... and when the owner is that very player too
     "you_already_built_own": "You cannot bid in {neighborhood}: you have already built there",
     "you_already_bid_own": "You cannot bid in {neighborhood}: you already bid there in this call",

@@ -74,6 +74,8 @@ def on_rule_error(e: RuleError):
 def about_you(e: RuleError) -> bool:
     """The refused player is this device's own seat: the sentence says "you", not the player's name."""
     gid, player = (request.view_args or {}).get("gid"), e.params.get("player")
+    if player is None and str(e.code).startswith("board_"):   # a board typed in names the colour entered for
+        player = e.params.get("color")
     if not gid or not player:
         return False
     try:
