@@ -13,6 +13,7 @@ from companion.game.rules import could_outbid, legal_actions
 from companion.game.scoring import explain
 from companion.game.state import Bid, State
 from companion import pi_seat
+from companion.lang import i18n
 
 
 def public(game) -> dict:
@@ -325,6 +326,18 @@ def pi_named(seat: dict) -> dict:
         if "spellings" in seat:
             seat["spellings"] = [seat["name"]]
     return seat
+
+
+def said_name(game, color: str, lang: str = "en") -> str:
+    """How every server sentence names a seat (app.js M.who says the same on the pages): the Pi's one name
+    (pi_seat.name_for), a person "Ann (Red)", a seat nobody has named yet its colour, capitalised ("Red")."""
+    level = pi_seat.level_of(game.devices.get(color))
+    if level is not None:
+        return pi_seat.name_for(level, color, lang)
+    said = i18n.term(lang, color)
+    said = said[:1].upper() + said[1:]
+    name = game.names.get(color)
+    return f"{name} ({said})" if name else said
 
 
 def standings(found: dict) -> dict:

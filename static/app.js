@@ -4,6 +4,10 @@ var M = (function () {
   var S = JSON.parse(document.getElementById("strings").textContent);
 
   function fill(text, params) {
+    // French elides "de" before a name that starts with a vowel: "la place d’Ann (Rouge)" (i18n.py says the same).
+    if (S.lang === "fr") text = text.replace(/\bde \{(\w+)\}/g, function (m, k) {
+      return params && /^[aeiouyàâäéèêëîïôöùûü]/i.test(String(params[k] || "")) ? "d’{" + k + "}" : m;
+    });
     return text.replace(/\{(\w+)\}/g, function (m, k) {
       return params && params[k] !== undefined ? params[k] : m;
     });
@@ -74,6 +78,14 @@ var M = (function () {
     if (p && p.pi) return nameOf(p);   // "Pi Blue (strong)": its one name already says its colour
     return p && p.name ? p.name + " (" + name + ")" : name;
   }
+  /* A sentence about a seat (key's {player}): on that seat's own phone its "you" form (key + "_you": "Your seat is
+     moving"), elsewhere the seat as who() names it ("Ann (Red)"); the server's refusals say the same. */
+  function sayOf(view, key, color, params) {
+    var p = {}, mine = !!view.you && view.you.color === color && S.ui[key + "_you"] !== undefined;
+    for (var k in params || {}) p[k] = params[k];
+    p.player = who(view, color);
+    return tr(mine ? key + "_you" : key, p);
+  }
   /* A seat's name as this page says it: a Pi seat's one name in the page's language ("Pi Red (strong)", "Pi Rot
      (stark)"; the server's pi_seat.name_for says the same), on every screen and in every sentence. */
   function nameOf(p) { return p && p.pi ? tr("pi_one", { color: cap(term(p.color)), level: tr("pi_level_" + p.pi) }) : (p && p.name); }
@@ -104,7 +116,7 @@ var M = (function () {
     var p = $("storage"), n = view.storage;
     if (!p || !("storage" in view)) return;
     show(p, !!n);
-    p.textContent = n ? tr(n.key, { player: n.player ? cap(term(n.player)) : "", value: n.value, nb: n.nb, path: n.path }) : "";
+    p.textContent = n ? tr(n.key, { player: n.player ? who(view, n.player) : "", value: n.value, nb: n.nb, path: n.path }) : "";
   }
 
   /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
@@ -404,7 +416,7 @@ var M = (function () {
     location.reload();
   });
 
-  return { nameOf: nameOf, isPi: isPi, S: S, tr: tr, pluralIndex: pluralIndex, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
+  return { nameOf: nameOf, sayOf: sayOf, isPi: isPi, S: S, tr: tr, pluralIndex: pluralIndex, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
     api: api, errorOf: errorOf, Map: BoardMap, live: live, status: status, callPanel: callPanel,
     playersPanel: playersPanel, endPanel: endPanel, detailNote: detailNote, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
 })();

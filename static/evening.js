@@ -19,7 +19,7 @@
     var n = view.notice, box = $("notice");
     var recent = !!n && view.seq - n.seq < 6;
     M.show(box, recent);
-    if (recent) box.textContent = tr(n.key, { color: n.color ? colorName(n.color) : "", other: n.other ? colorName(n.other) : "", game: n.game || "" });
+    if (recent) box.textContent = M.sayOf(view, n.key, n.color, { other: n.other ? M.who(view, n.other) : "", game: n.game || "" });
   }
 
   /* A seat moving to a new phone with the table's confirmation: every screen says so; its own phone may cancel. */
@@ -28,8 +28,8 @@
     M.show($("seat-move"), !!m);
     if (!m) return;
     var mine = view.seat_move_mine === m.color;
-    $("seat-move-text").textContent = m.stage === "moving" ? tr("seat_move_title", { color: colorName(m.color) }) +
-      (mine ? ". " + tr("seat_move_wait") : "") : tr("seat_move_asked", { color: colorName(m.color) });
+    $("seat-move-text").textContent = m.stage === "moving" ? M.sayOf(view, "seat_move_title", m.color) +
+      (mine ? ". " + tr("seat_move_wait") : "") : M.sayOf(view, "seat_move_asked", m.color);
     M.show($("seat-move-cancel"), me === m.color || mine);
   }
 
@@ -62,7 +62,7 @@
     M.show($("claim-host"), canClaim);
     M.show($("approve-host"), !!other && !!me);
     M.show($("claim-code-form"), mine);
-    $("claim-text").textContent = claims.map(function (c) { return tr("host_claimed", { color: colorName(c) }); }).join(" ");
+    $("claim-text").textContent = claims.map(function (c) { return M.sayOf(view, "host_claimed", c); }).join(" ");
     claim.other = other;
   }
 
@@ -102,7 +102,7 @@
     var node = $("seat-hint");
     var taken = !!chosen && chosen.seated && !chosen.pi && view.phase === "playing" && !asked;
     var left = chosen ? G.seatLeft(view, chosen.color) : -1;
-    var name = chosen ? M.nameOf(chosen) || M.cap(M.term(chosen.color)) : "";
+    var name = chosen ? M.who(view, chosen.color) : "";
     var time = Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2);
     node.textContent = !taken ? "" : left < 0 ? tr("pick_seat_live", { name: name }) :
       left > 0 ? tr("pick_seat_wait", { name: name, time: time }) : tr("pick_seat_now", { name: name });
@@ -132,7 +132,7 @@
     M.show(box, !!code);
     box.textContent = "";
     if (code) {
-      box.appendChild(el("span", "", tr("move_code_is", { color: colorName(me), code: code })));
+      box.appendChild(el("span", "", M.sayOf(view, "move_code_is", me, { code: code })));
       box.appendChild(el("b", "code big", code));
     }
   }
@@ -144,7 +144,7 @@
       view.players.some(function (p) { return p.color === view.to_act && (!p.seated || offline.indexOf(p.color) >= 0); });
     var pf = $("pass-for");
     M.show(pf, !!absent);
-    if (absent) pf.textContent = tr("pass_for", { color: M.who(view, view.to_act) });
+    if (absent) pf.textContent = M.sayOf(view, "pass_for", view.to_act);
     pf.disabled = !online || busy;
     var ul = $("host-seats");
     ul.textContent = "";
@@ -156,7 +156,7 @@
         (p.seated && gone ? " – " + tr("offline_mark") : "");
       var span = el("span", "grow", " " + label);
       var code = view.move_codes && view.move_codes[p.color];
-      if (code) span.appendChild(el("span", "code", " " + tr("move_code_is", { color: colorName(p.color), code: code })));
+      if (code) span.appendChild(el("span", "code", " " + M.sayOf(view, "move_code_is", p.color, { code: code })));
       li.appendChild(span);
       if (view.phase === "playing") {
         // No seat powers: a seat moves only from its own phone, or with the table display's confirmation.

@@ -16,6 +16,7 @@ var G = (function () {
     for (var k in params) p[k] = params[k];
     // On the player's own phone the sentence speaks to them: "You cannot ...", not "Hana (Blue) cannot ...".
     var yours = view.you && p.player === view.you.color && M.S.ui["you_" + code];
+    if (yours && p.owner === p.player && M.S.ui["you_" + code + "_own"]) yours = M.S.ui["you_" + code + "_own"];
     ["player", "to_act", "owner"].forEach(function (k) { if (p[k]) p[k] = who(view, p[k]); });
     if (p.district) p.district = term(p.district);
     var text = yours || (M.S.rules || {})[code] || code;
@@ -67,6 +68,7 @@ var G = (function () {
   function steps(view, c) {
     // The Pi's pieces are moved by someone at the table: "For the Pi (Blue): turn the blue 7 on C05 over."
     var out = [], winner = who(view, c.color), pi = M.isPi(view, c.color) ? "_pi" : "";
+    if (!pi && view.you && view.you.color === c.color) pi = "_you";   // the winner's own phone: "Turn your 7 over"
     out.push(c.token ? tr("step_build_token" + pi, { player: winner, value: c.value, nb: c.neighborhood, token: term(c.token), color: term(c.color) })
                      : tr("step_build" + pi, { player: winner, value: c.value, nb: c.neighborhood, color: term(c.color) }));
     ["subway", "archaeological"].forEach(function (k) {
@@ -105,7 +107,7 @@ var G = (function () {
     node.appendChild(el("h2", "", tr("call_over")));
     var head = el("p", "big");
     head.appendChild(M.chip(c.color));
-    head.appendChild(document.createTextNode(" " + M.cap(tr("call_built", { player: who(view, c.color), value: c.value, nb: c.neighborhood }))));
+    head.appendChild(document.createTextNode(" " + M.cap(M.sayOf(view, "call_built", c.color, { value: c.value, nb: c.neighborhood }))));
     node.appendChild(head);
     node.appendChild(el("p", "reason", tr("reason_" + c.reason)));
     if ((c.passed || []).length)
@@ -209,8 +211,7 @@ var G = (function () {
     if (!c || typeof wait !== "number" || (view.offline || []).indexOf(c) < 0) return "";
     if (!view._got) view._got = Date.now();   // counted from the moment this view arrived
     var left = Math.max(0, Math.ceil(wait - (Date.now() - view._got) / 1000));
-    var p = (view.players || []).filter(function (q) { return q.color === c; })[0] || {};
-    var name = p.name || M.cap(term(c));
+    var name = who(view, c);
     if (!left || view.host_away) return tr("host_gone_now", { name: name });
     return tr("host_gone_in", { name: name, time: Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2) });
   }
@@ -234,8 +235,7 @@ var G = (function () {
   function seatLoss(view, color) {
     var left = seatLeft(view, color);
     if (left < 0) return "";
-    var p = (view.players || []).filter(function (q) { return q.color === color; })[0] || {};
-    var name = p.name || M.cap(term(color));
+    var name = who(view, color);
     if (!left) return tr("seat_gone_now", { name: name });
     return tr("seat_gone_in", { name: name, time: Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2) });
   }

@@ -365,8 +365,7 @@
       var open = Object.keys(view.legal.neighborhoods || {}).length > 0;
       if (!last) text = tr("hint_open");
       else {
-        var p = view.players.filter(function (q) { return q.color === last.color; })[0];
-        var params = { player: M.nameOf(p) || M.cap(term(last.color)), value: last.value, nb: last.neighborhood };
+        var params = { player: M.who(view, last.color), value: last.value, nb: last.neighborhood };
         text = tr(open ? "hint_outbid" : "hint_cannot", params);
       }
     }

@@ -449,7 +449,7 @@
     var n = view.notice, box = $("notice");
     var recent = !!n && view.seq - n.seq < 6;
     M.show(box, recent);
-    if (recent) box.textContent = tr(n.key, { color: n.color ? M.cap(M.term(n.color)) : "", other: n.other ? M.cap(M.term(n.other)) : "", game: n.game || "" });
+    if (recent) box.textContent = M.sayOf(view, n.key, n.color, { other: n.other ? M.who(view, n.other) : "", game: n.game || "" });
     var ul = $("offline");
     ul.textContent = "";
     (view.players || []).forEach(function (p) {
@@ -457,25 +457,23 @@
       // A seat counted down until a new phone may ask for it (the host's own seat only when its wait is shorter).
       var seat = G.seatLeft(view, p.color) >= 0 && (!host || p.color === view.to_act);
       if (p.seated && p.online === false && seat) G.seatCountdown(ul.appendChild(el("li", "seatgone")), view, p.color);
-      else if (p.seated && p.online === false && !host) ul.appendChild(el("li", "", tr("phone_offline", { name: p.name || M.cap(M.term(p.color)) })));
+      else if (p.seated && p.online === false && !host) ul.appendChild(el("li", "", tr("phone_offline", { name: M.who(view, p.color) })));
       if (p.seated && p.online === false && host) G.hostCountdown(ul.appendChild(el("li", "hostgone")), view);   // "In 1:40 a player can take over"
     });
     // A seat moving with the table's confirmation: the code (on the Pi's own screen only), then the notice.
     var m = view.seat_move, asks = view.seat_move_codes || [];
     M.show($("seat-move"), !!m);
     if (m) {
-      var who = M.cap(M.term(m.color));
-      $("seat-move-text").textContent = m.stage === "moving" ? M.tr("seat_move_title", { color: who }) :
-        M.tr("seat_move_asked", { color: who });
-      $("seat-move-ask").textContent = asks.length ? M.tr("seat_move_code", { color: who }) : "";
-      seatAsks(view.id, asks);
+      $("seat-move-text").textContent = M.sayOf(view, m.stage === "moving" ? "seat_move_title" : "seat_move_asked", m.color);
+      $("seat-move-ask").textContent = asks.length ? M.sayOf(view, "seat_move_code", m.color) : "";
+      seatAsks(view, asks);
       M.show($("seat-move-cancel"), !!kiosk && m.stage === "moving");
     }
     // Every claim for the host role, each with its own code (on the Pi's own screen only).
     var claims = view.host_claim_codes || {}, box = $("claim-code");
     box.textContent = "";
     Object.keys(claims).forEach(function (c) {   // the code as large as a seat's (a phone types it from a chair)
-      var line = box.appendChild(el("p", "", tr("table_claim_code", { color: M.cap(M.term(c)), code: "" }).trim() + " "));
+      var line = box.appendChild(el("p", "", M.sayOf(view, "table_claim_code", c, { code: "" }).trim() + " "));
       line.appendChild(el("span", "code big", claims[c]));
     });
     M.show(box, Object.keys(claims).length > 0);
@@ -483,18 +481,18 @@
 
   /* Each phone asking for a gone seat: its number (its own screen shows it too), its code, when it last sat at
      this table, and a button that turns it down (that phone then waits before it may ask again). */
-  function seatAsks(id, asks) {
+  function seatAsks(view, asks) {
     var ul = $("seat-asks");
     ul.textContent = "";
     asks.forEach(function (a) {
       var li = el("li", "ask");
-      li.appendChild(el("span", "", tr("seat_ask_line", { ask: a.ask, color: M.cap(M.term(a.color)), code: "" })));
+      li.appendChild(el("span", "", M.sayOf(view, "seat_ask_line", a.color, { ask: a.ask, code: "" })));
       li.appendChild(el("span", "code big", a.code));
       li.appendChild(el("span", "when", a.played ? tr("seat_ask_played", { date: new Date(a.played * 1000).toLocaleDateString(M.S.lang) }) : tr("seat_ask_new")));
       var no = el("button", "btn", tr("seat_ask_cancel"));
       no.type = "button";
       no.onclick = function () {
-        M.api("POST", "/api/games/" + encodeURIComponent(id) + "/seats/" + a.color + "/rescue/cancel", { ask: a.ask });
+        M.api("POST", "/api/games/" + encodeURIComponent(view.id) + "/seats/" + a.color + "/rescue/cancel", { ask: a.ask });
       };
       li.appendChild(no);
       ul.appendChild(li);

@@ -137,9 +137,9 @@ def test_in_chromium_every_screen_counts_down_and_the_new_phone_is_told_where_th
     ann.close()
     bea.close()
     wait = "In 0:0"
-    _wait_text(table, "#offline", "Béa's phone is offline. " + wait)   # counted down, as for the host
-    _wait_text(table, "#offline", "Ann's phone is gone. In 1:")
-    _wait_text(carl, "#seat-gone", "Béa's phone is offline. " + wait)
+    _wait_text(table, "#offline", "Béa (Red)'s phone is offline. " + wait)   # counted down, as for the host
+    _wait_text(table, "#offline", "Ann (Blue)'s phone is gone. In 1:")
+    _wait_text(carl, "#seat-gone", "Béa (Red)'s phone is offline. " + wait)
     shots_at(table, "lost-phone-table", [(1920, 1080), (1280, 720)])
     shots_at(carl, "lost-phone-other", [(390, 844), (320, 568)], "#seat-gone")
 

@@ -220,7 +220,7 @@ def test_every_bad_entry_is_refused_on_the_page_with_its_sentence_and_changes_no
     refused("3 players use 8 trendy neighborhood tokens, not 9.")
     # A subway card with fewer subway tokens than another; a special card without its tokens.
     host.press("[data-holder=subway] [data-who=red]")
-    refused("Red cannot hold the subway card: white has more subway tokens (2 to 1), and it goes to the player with the most.")
+    refused("Red cannot hold the subway card: White has more subway tokens (2 to 1), and it goes to the player with the most.")   # a seat, capitalised (issue 37)
     host.press("[data-holder=archaeological] [data-who=white]")
     refused("White cannot hold the archaeological site card without a single archaeological site token.")
     shots_at(host, "score-refused", PHONES, at="#holders")

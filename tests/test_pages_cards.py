@@ -63,7 +63,7 @@ def test_a_gone_phone_s_seat_moves_with_the_table_s_code_and_the_returning_phone
 
     # Chloé's phone dies (its tab is gone); a new phone asks for the seat once it has been gone a while.
     white.page.close()
-    wait_text(table, "#offline", "Chloé's phone is offline")
+    wait_text(table, "#offline", "Chloé (White)'s phone is offline")
     fresh = devices(server, name="Chloé's new phone")
     fresh.goto(f"/g/{gid}")
     fresh.press("#code-open")      # folded while every seat is taken (issue 30)
@@ -77,11 +77,11 @@ def test_a_gone_phone_s_seat_moves_with_the_table_s_code_and_the_returning_phone
     fresh.press("#rescue-ask")
     wait_text(fresh, "#rescue-hint", "Your ask is number 2: type the code the table display shows beside it.")
     # The codes are on the Pi's screen only, each under its ask's number; every phone says a new phone asks.
-    wait_text(table, "#seat-move-ask", "Move White's seat to a new phone? Type this code on that phone:")
-    wait_text(table, "#seat-asks li:nth-child(2)", "Ask 2 for White's seat")
+    wait_text(table, "#seat-move-ask", "Move Chloé (White)'s seat to a new phone? Type this code on that phone:")
+    wait_text(table, "#seat-asks li:nth-child(2)", "Ask 2 for Chloé (White)'s seat")
     assert "never sat at this table" in table.text("#seat-asks li:nth-child(2)")
     for d in (host, red):
-        wait_text(d, "#seat-move-text", "A new phone asks for White's seat: the code is on the table display.")
+        wait_text(d, "#seat-move-text", "A new phone asks for Chloé (White)'s seat: the code is on the table display.")
         assert "seat_move_code" not in d.view(gid) and "seat_move_codes" not in d.view(gid)
     shots(table, "table-seat-move-code", table=True)
     shots(fresh, "phone-seat-move-number", at="#code-form")
@@ -100,7 +100,7 @@ def test_a_gone_phone_s_seat_moves_with_the_table_s_code_and_the_returning_phone
     fresh.press("#code-form button[type=submit]")
     # Every screen announces it; Chloé's phone comes back in time and cancels.
     for d in (host, red, table, fresh):
-        wait_text(d, "#seat-move-text", "White's seat is moving to a new phone")
+        wait_text(d, "#seat-move-text", "Chloé (White)'s seat is moving to a new phone")
     shots(red, "phone-seat-moving")
     shots(table, "table-seat-moving", table=True)
     reopen(white, gid)
@@ -123,8 +123,9 @@ def test_a_gone_phone_s_seat_moves_with_the_table_s_code_and_the_returning_phone
     fresh.page.fill("#code-value", code)
     fresh.press("#code-form button[type=submit]")
     wait_text(fresh, "#seat-move-text", "the seat moves here in a few seconds")
-    for d in (host, red, table, fresh):
-        wait_text(d, "#notice", "White's seat moved to a new phone.", timeout=60000)
+    for d in (host, red, table):
+        wait_text(d, "#notice", "Chloé (White)'s seat moved to a new phone.", timeout=60000)
+    wait_text(fresh, "#notice", "Your seat moved to this phone.")
     fresh.page.wait_for_selector("#show-cards:not([hidden])")
     fresh.press("#show-cards")
     panel = fresh.text("#cards-body")

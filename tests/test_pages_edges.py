@@ -53,15 +53,15 @@ def test_a_lost_host_s_phone_is_counted_down_on_the_table_and_the_phones(start_s
     said = table.text(line)
     m = re.search(r"In 0:0(\d)", said)
     assert m and 1 <= int(m.group(1)) <= 6, said
-    assert said == i18n.t("en", "host_gone_in", name="Ann", time="0:0" + m.group(1))
+    assert said == i18n.t("en", "host_gone_in", name="Ann (Blue)", time="0:0" + m.group(1))
     table.page.wait_for_function("([s, n]) => { const t = document.querySelector(s).textContent;"
                                  " const m = /In 0:0(\\d)/.exec(t); return m && +m[1] < n; }", arg=[line, int(m.group(1))])
-    assert bert.text("#host-gone").startswith(i18n.t("en", "host_gone_in", name="Ann", time="0:0")[:20])
+    assert bert.text("#host-gone").startswith(i18n.t("en", "host_gone_in", name="Ann (Blue)", time="0:0")[:20])
     shots(table, "table-host-gone", table=True)
     shots(bert, "phone-host-gone")
     # When the time is up: said so on every screen, and a seated player may claim.
-    wait_text(table, line, i18n.t("en", "host_gone_now", name="Ann"))
-    wait_text(bert, "#host-gone", i18n.t("en", "host_gone_now", name="Ann"))
+    wait_text(table, line, i18n.t("en", "host_gone_now", name="Ann (Blue)"))
+    wait_text(bert, "#host-gone", i18n.t("en", "host_gone_now", name="Ann (Blue)"))
     bert.page.wait_for_selector("#claim-host:not([hidden])")
     assert bert.view(gid)["host_wait"] == 0
 

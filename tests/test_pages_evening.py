@@ -75,7 +75,7 @@ def test_host_s_browser_closed_mid_call_another_player_takes_the_host_role_and_p
         d.wait_seq(seq)
     n_before = len(server.events(gid))
     host.close()
-    wait_text(table, "#offline", "Anna's phone is gone.")     # the host: when a player may take over (issue 20)
+    wait_text(table, "#offline", "Anna (Blue)'s phone is gone.")     # the host: when a player may take over (issue 20)
     shots(table, "table-phone-offline", table=True)
     # Not before the host has been gone a while: then Bert's page offers the claim.
     red.page.wait_for_selector("#claim-host:not([hidden])", timeout=15000)
@@ -83,7 +83,7 @@ def test_host_s_browser_closed_mid_call_another_player_takes_the_host_role_and_p
     wait_text(table, "#claim-code", "Code:")
     code = table.text("#claim-code").rsplit(" ", 1)[1]
     shots(table, "table-host-claim", table=True)
-    wait_text(white, "#claim-text", "Red asks for the host role")
+    wait_text(white, "#claim-text", "Bert (Red) asks for the host role")   # issue 37: a name, with its colour
     assert white.visible("#approve-host") and not white.visible("#claim-code-form")
     # A wrong code first: refused with a sentence, nothing in the log.
     red.page.fill("#claim-code", "ZZZZ" if code != "ZZZZ" else "YYYY")
@@ -93,7 +93,7 @@ def test_host_s_browser_closed_mid_call_another_player_takes_the_host_role_and_p
     red.page.fill("#claim-code", code.lower())
     red.press("#claim-code-form button")
     red.page.wait_for_selector("#host-tools:not([hidden])")
-    wait_text(white, "#notice", "Red is the host now.")
+    wait_text(white, "#notice", "Bert (Red) is the host now.")
     assert red.view(gid)["host"] is True
 
     # Play on. When blue is to act, Bert taps "Pass for Anna (Blue)" on his page; to the end.
@@ -136,7 +136,7 @@ def test_a_seat_moves_to_a_fresh_browser_with_the_code_old_sees_no_cards_new_see
         d.wait_phase("playing")
     red.page.wait_for_selector("#move-seat:not([hidden])")
     red.press("#move-seat")
-    wait_text(red, "#move-code", "Code for Red's seat")
+    wait_text(red, "#move-code", "Code for your seat")   # its own phone says "you"
     code = red.text("#move-code").split(": ", 1)[1].split(".", 1)[0]
     shots(red, "phone-move-code", at="#seat-tools")
     old_frames = len(red.frames)
@@ -151,8 +151,9 @@ def test_a_seat_moves_to_a_fresh_browser_with_the_code_old_sees_no_cards_new_see
     shots(fresh, "phone-code-form", at="#code-form")
     fresh.press("#code-form button[type=submit]")
     fresh.page.wait_for_selector("#show-cards:not([hidden])")
-    for d in (host, white, red, fresh, table):
-        wait_text(d, "#notice", "Red's seat moved to a new phone.")
+    for d in (host, white, red, table):
+        wait_text(d, "#notice", "Bert (Red)'s seat moved to a new phone.")
+    wait_text(fresh, "#notice", "Your seat moved to this phone.")
     shots(table, "table-seat-moved", table=True)
     shots(white, "phone-seat-moved")
     # The new phone: exactly red's cards. The old one: a watcher, no cards, no turn.

@@ -198,11 +198,14 @@ def test_call_over_card_on_every_screen_with_the_physical_steps(table_game):
     want = ["Jürgen-Friedrich (Red): turn your 7 on C01 over and take the archaeological site token.",
             "Jürgen-Friedrich (Red): take the Archaeological site card from Maximilian (Blue).",
             "Everyone else: take your bids back (Maximilian (Blue): 1 on C03)."]
+    # The winner's own phone speaks to them (issue 37 item 4): "Turn your 7 ...", never their own name.
+    mine = ["Turn your 7 on C01 over and take the archaeological site token.",
+            "Take the Archaeological site card from Maximilian (Blue).", want[2]]
     for name, s in screens.items():
         card = s.page.locator("#callover")
         assert card.is_visible(), name
         steps = s.page.eval_on_selector_all("#callover .steps li", "els => els.map(e => e.textContent)")
-        assert steps == want, (name, steps)
+        assert steps == (mine if name == "red" else want), (name, steps)
         text = card.inner_text()
         assert "Ended: everyone else passed." in text, (name, text)
         assert "Passed: Maximilian (Blue), Anne-Charlotte (White), Dmitri Alexandrov (Gray)." in text, (name, text)

@@ -84,8 +84,8 @@ def test_a_secret_card_entered_twice_is_refused_at_entry_on_the_entering_phone_o
     # The host enters red's cards: Lakes, entered for blue already, is refused at once, naming the entry to check.
     host.press("[data-pen=red]")
     host.press("#secret [data-area=lakes]")
-    sentence = ("Red cannot enter Lakes: it is entered for blue already, and the game has one of each card. "
-                "Check red's area card; if it really is Lakes, blue's entry is the one to change.")
+    sentence = ("Bo (Red) cannot enter Lakes: it is entered for Ana (Blue) already, and the game has one of each card. "
+                "Check Bo (Red)'s area card; if it really is Lakes, Ana (Blue)'s entry is the one to change.")   # names, issue 37
     msg_is(host, sentence)
     assert len(server.events(gid)) == n and host.view(gid) == view
     assert host.page.get_attribute("#secret [data-area=lakes]", "aria-pressed") == "false"   # not left looking chosen
@@ -183,7 +183,7 @@ def test_a_two_player_table_takes_the_host_role_past_a_gone_host_without_the_tab
     shots_at(red, "phone-2p-claim", PHONES)
     red.press("#claim-host")
     red.page.wait_for_selector("#host-tools:not([hidden])")
-    wait_text(red, "#notice", "Red is the host now.")
+    wait_text(red, "#notice", "You are the host now.")   # its own phone: "you"
     assert not shown(red, "#claim-code-form")     # no code asked: nobody else could confirm, the wait did
     assert red.view(gid)["host"] is True and [k for _, _, k, _ in server.events(gid)][n:] == ["host"]
     shots_at(red, "phone-2p-host-taken", PHONES)
@@ -205,9 +205,9 @@ def test_the_claim_sentence_says_where_the_code_is_shown_and_where_it_is_typed_i
     host.close()
     red.page.wait_for_selector("#claim-host:not([hidden])", timeout=15000)
     red.press("#claim-host")
-    words = {"en": ("shown on the table display", "typed on Red's phone"),
-             "de": ("den die Tischanzeige zeigt", "auf dem Handy von Rot eingegeben"),
-             "fr": ("affiché sur l’écran de la table", "saisi sur le téléphone de Rouge")}
+    words = {"en": ("shown on the table display", "You asked for the host role", "you type below"),   # Bert's own phone
+             "de": ("den die Tischanzeige zeigt", "Bert (Rot) möchte", "oder Bert (Rot) gibt den Code ein"),
+             "fr": ("affiché sur l’écran de la table", "Bert (Rouge) demande", "ou Bert (Rouge) saisit le code")}
     for d, lang in ((red, "en"), (white, "de"), (gray, "fr")):
         d.page.wait_for_selector("#claim-text:not(:empty)")
         text = d.text("#claim-text")

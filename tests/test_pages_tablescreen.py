@@ -203,20 +203,22 @@ def test_the_steps_name_the_winners_own_earlier_bid_on_the_table_and_the_phones(
     want = ["Hana (Blue): turn your 4 on C08 over.",
             "Hana (Blue): take your other buildings back (2 on S02).",
             "Everyone else: take your bids back (Rui (Red): 3 on C13)."]
-    def check(steps):
+    mine = ["Turn your 4 on C08 over.", "Take your other buildings back (2 on S02).", want[2]]   # Hana's own phone
+
+    def check(steps, want=want):
         steps = [s for s in steps if "card" not in s]       # a token's card, if C08 held one
         assert steps[0].startswith(want[0][:-1]) and steps[1:] == want[1:], steps
 
     table.open((1920, 1080), view["seq"], "en")
     check(table.page.eval_on_selector_all("#callover .steps li", "els => els.map(e => e.textContent)"))
-    # Hana's own phone says it too (the card is the same code on every screen).
+    # Hana's own phone says it too, to her ("Turn your 4 ..."; the card is the same code on every screen).
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     try:
         ctx.add_cookies([{"name": c.name, "value": c.value, "url": server.origin} for c in phones["blue"].jar])
         page = ctx.new_page()
         page.goto(f"{server.origin}/g/{gid}")
         page.wait_for_selector("#callover:not([hidden])")
-        check(page.eval_on_selector_all("#callover .steps li", "els => els.map(e => e.textContent)"))
+        check(page.eval_on_selector_all("#callover .steps li", "els => els.map(e => e.textContent)"), mine)
     finally:
         ctx.close()
     phones["red"].close()

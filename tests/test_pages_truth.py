@@ -32,7 +32,8 @@ def test_a_page_that_only_reconnects_is_told_of_a_lost_action(start_server, devi
     server.kill()   # a power cut: the pages stay open and reconnect by themselves
     _damage_last_wal_frame(Path(server.db))
     server.start()
-    want = (f"The last action ({lost['player'].capitalize()}'s {lost['value']} on {lost['bid']}) was lost when the "
+    who = f"P-{lost['player']} ({lost['player'].capitalize()})"   # a person by name with their colour (issue 37)
+    want = (f"The last action ({who}'s {lost['value']} on {lost['bid']}) was lost when the "
             f"storage was damaged: play it again.")
     for d in (watcher, table):
         wait_text(d, "#storage", want, timeout=30000)

@@ -46,12 +46,13 @@ def test_a_secret_card_entered_for_a_second_colour_is_refused_at_entry_naming_th
     # "Each player receives [...] one area card" from a deck that holds each card once: Lakes is Ana's already.
     r = bo.post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"})
     assert r.status == 422 and r.json["code"] == "board_area_twice", r
-    assert r.json["error"] == ("Red cannot enter Lakes: it is entered for blue already, and the game has one of each "
-                               "card. Check red's area card; if it really is Lakes, blue's entry is the one to change."), r
+    assert r.json["error"] == ("You cannot enter Lakes: it is entered for Ana (Blue) already, and the game has one of "
+                               "each card. Check your area card; if it really is Lakes, Ana (Blue)'s entry is the one to "
+                               "change."), r   # Bo's own phone says "you"; the others by name with colour (issue 37)
     # The neighborhood card too, named as such; and the host entering for a colour is told the same way.
     r = host.post(f"/api/games/{gid}/board/secret/white", {"area": "bridges", "neighborhood": "park"})
     assert r.status == 422 and r.json["code"] == "board_neighborhood_twice", r
-    assert "Check white's neighborhood card" in r.json["error"] and "blue's entry" in r.json["error"], r
+    assert "Check White's neighborhood card" in r.json["error"] and "Ana (Blue)'s entry" in r.json["error"], r
     assert server.event_count() == n                        # nothing appended
     time.sleep(0.5)
     assert ana_sock.last["seq"] == seq and host_sock.last["seq"] == seq   # no other screen was told anything
@@ -59,7 +60,7 @@ def test_a_secret_card_entered_for_a_second_colour_is_refused_at_entry_naming_th
     # Said in the entering phone's language (Ana's phone speaks German).
     assert bo.post(f"/api/games/{gid}/board/secret/red", {"area": "bridges", "neighborhood": "mall"}).status == 200
     r = ana.post(f"/api/games/{gid}/board/secret/blue", {"area": "bridges", "neighborhood": "park"})
-    assert r.status == 422 and r.json["error"].startswith("Blau kann Brücken nicht eingeben: diese Karte ist schon für Rot"), r
+    assert r.status == 422 and r.json["error"].startswith("Du kannst Brücken nicht eingeben: diese Karte ist schon für Bo (Rot)"), r
     # Changing one's own entry is no clash, and a card freed by a change may be taken.
     assert ana.post(f"/api/games/{gid}/board/secret/blue", {"area": "statues", "neighborhood": "park"}).status == 200
     assert bo.post(f"/api/games/{gid}/board/secret/red", {"area": "lakes", "neighborhood": "mall"}).status == 200
@@ -198,10 +199,12 @@ def test_with_a_third_player_seated_a_claim_still_waits_for_a_confirmation(start
 
 
 def test_the_claim_sentence_says_where_the_code_is_shown_and_where_it_is_typed():
-    """The code is on the table display; the claiming player types it on their own phone (en, de, fr)."""
-    en = i18n.t("en", "host_claimed", color="red")
-    assert "shown on the table display" in en and "on red's phone" in en, en
-    de = i18n.t("de", "host_claimed", color="red")
-    assert "Tischanzeige" in de and "Handy" in de, de
-    fr = i18n.t("fr", "host_claimed", color="red")
-    assert "écran de la table" in fr and "téléphone" in fr, fr
+    """The code is on the table display; the claiming player types it on their own phone, which says "you" (en, de,
+    fr; issue 37 item 4: a person by name with their colour elsewhere)."""
+    for lang, shown, typed, mine in (("en", "shown on the table display", "Bert (Red) types the code", "you type below"),
+                                     ("de", "Tischanzeige", "Bert (Rot) gibt den Code ein", "du gibst unten den Code ein"),
+                                     ("fr", "écran de la table", "Bert (Rouge) saisit le code", "vous saisissez ci-dessous")):
+        said = i18n.t(lang, "host_claimed", player=f"Bert ({i18n.term(lang, 'red').capitalize()})")
+        assert shown in said and typed in said, said
+        yours = i18n.t(lang, "host_claimed_you")
+        assert shown in yours and mine in yours and "Bert" not in yours, yours

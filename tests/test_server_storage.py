@@ -67,7 +67,7 @@ def test_an_acknowledged_action_the_damaged_log_lost_is_named_on_every_screen(tm
 
         server.start()
         assert len(server.events(gid)) == acknowledged - 1   # SQLite dropped the action, as the issue saw
-        colour = lost["player"].capitalize()
+        colour = f"P-{lost['player']} ({lost['player'].capitalize()})"   # the player by name, with their colour
         want = (f"The last action ({colour}'s {lost['value']} on {lost['bid']}) was lost when the storage was "
                 f"damaged: play it again.")
         watcher = Phone(server)

@@ -263,7 +263,7 @@ def test_strangers_filling_a_seats_asks_are_turned_down_by_the_table_and_the_pla
     assert player.post(f"/api/games/{other}/seats/red", {"name": "Red"}).status == 200
     r = player.post(rescue)
     assert r.status == 429 and r.json["code"] == "asks_full", r
-    assert r.json["error"] == "Too many phones ask for red's seat: the table display can turn some down."
+    assert r.json["error"] == "Too many phones ask for P-red (Red)'s seat: the table display can turn some down."
     first = pi.view(gid)["seat_move_codes"][0]["ask"]
     assert pi.post(f"{rescue}/cancel", {"ask": first}).status == 200
     refused(strangers[0].post(rescue), 429, "ask_wait")

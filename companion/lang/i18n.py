@@ -1,6 +1,7 @@
 """The table's languages: each device's strings, rule sentences and game terms, from the gettext catalogs."""
 from __future__ import annotations
 
+import re
 import string
 from functools import lru_cache
 from types import SimpleNamespace
@@ -102,7 +103,18 @@ def t(lang: str, key: str, **params) -> str:
             params[name] = term(lang, params[name])
     if "kind" in params and lang in _tables().KIND_PHRASES:
         params["kind"] = _tables().KIND_PHRASES[lang].get(params["kind"], term(lang, params["kind"]))
-    return text.format_map(_Params(params))
+    return _elide(lang, text, params).format_map(_Params(params))
+
+
+_VOWEL = re.compile(r"[aeiouyàâäéèêëîïôöùûü]", re.IGNORECASE)
+
+
+def _elide(lang: str, text: str, params: dict) -> str:
+    """French elides "de" before a name that starts with a vowel: "la place d’Ann (Rouge)" (app.js fill() too)."""
+    if lang != "fr":
+        return text
+    return re.sub(r"\bde \{(\w+)\}", lambda m: "d’{" + m.group(1) + "}"
+                  if _VOWEL.match(str(params.get(m.group(1), ""))) else m.group(0), text)
 
 
 class _Params(dict):
@@ -120,18 +132,24 @@ def _sentence(text: str) -> str:
     return text if text[-1] in ".!?" else text + "."
 
 
-def error_sentence(lang: str, rule_error, you: bool = False) -> str:
+def error_sentence(lang: str, rule_error, you: bool = False, named=None) -> str:
     """A RuleError as a sentence in `lang`, its colours, districts, kinds and cards translated too;
-    `you`: said to the refused player on their own phone ("You cannot ..."), where a sentence for that exists."""
+    `you`: said to the refused player on their own phone ("You cannot ..."), where a sentence for that exists;
+    `named`: colour -> how the game names that seat ("Ann (Red)", views.said_name) for the players it names."""
     lang = _lang(lang)
     code = getattr(rule_error, "code", None)
     params = dict(getattr(rule_error, "params", {}) or {})
     template = _tables().RULES[lang].get(code)
     if you and ("you_" + str(code)) in _tables().UI[lang]:
-        template = _tables().UI[lang]["you_" + code]
+        own = you and params.get("owner") == params.get("player") and f"you_{code}_own" in _tables().UI[lang]
+        template = _tables().UI[lang][f"you_{code}_own" if own else "you_" + code]
     if template is None:
         return _sentence(str(rule_error))
     template = _form(lang, template, MESSAGES[code], params)
+    if named is not None:   # the players of a game, named as every screen names them ("Ann (Red)")
+        for name in _PLAY_PARAMS if code in _PLAY_CODES else _BOARD_PARAMS if str(code).startswith("board_") else ():
+            if isinstance(params.get(name), str):
+                params[name] = named(params[name])
     for name in _TERM_PARAMS:
         if name in params:
             params[name] = term(lang, params[name])
@@ -139,8 +157,16 @@ def error_sentence(lang: str, rule_error, you: bool = False) -> str:
         params["to_act"] = params["to_act"][:1].upper() + params["to_act"][1:]
     if isinstance(params.get("cards"), str):
         params["cards"] = ", ".join(term(lang, c.strip()) for c in params["cards"].split(","))
-    return _sentence(template.format_map(_Params(params)))
+    return _sentence(_elide(lang, template, params).format_map(_Params(params)))
 
+
+# The rule sentences about a move in play, whose {player}, {to_act} and {owner} are seats of the game (a finished
+# board typed in: its {color} and {other}).
+_PLAY_PARAMS = ("player", "to_act", "owner")
+_BOARD_PARAMS = ("color", "other")
+_PLAY_CODES = ("game_over", "unknown_player", "not_your_turn", "already_passed", "start_cannot_pass",
+               "unknown_neighborhood", "district_removed", "already_built", "already_bid", "bad_value", "value_built",
+               "value_on_board", "too_low", "not_adjacent", "across_water")
 
 # The rule sentences a phone says at the moment of a refused tap, without asking the server.
 TAP_RULES = ("not_your_turn", "already_passed", "game_over", "district_removed", "already_built", "already_bid",

@@ -48,7 +48,7 @@ class Calls:
             color = st.to_act_color
             self._person_seat(game, color)
             if game.devices.get(color) in self.hub.live(game.id):
-                raise Refused(409, "player_here", color=color)
+                raise Refused(409, "player_here", player=color)
             if not legal_actions(st).can_pass:
                 raise RuleError("start_cannot_pass", player=color)
             action = Pass(color)

@@ -31,12 +31,12 @@ class Rescue:
             self._person_seat(game, color)
             holder = game.devices.get(color)
             if holder is not None and not game.session.away(holder):
-                raise Refused(409, "seat_not_gone", color=color, seconds=int(self.seat_limit(game, color)))
+                raise Refused(409, "seat_not_gone", player=color, seconds=int(self.seat_limit(game, color)))
             r = game.session.rescue
             if r is not None and r["color"] == color:
                 if r["device"] == device:
                     return views.view_json(game, device)
-                raise Refused(409, "seat_moving", color=color)
+                raise Refused(409, "seat_moving", player=color)
             keys = self._code_keys(device, address)
             wait = self.turndowns.wait(keys)
             if wait > 0:
@@ -48,7 +48,7 @@ class Rescue:
                     self._new_ask(game, color, device, address)
                 return views.view_json(game, device)
             if r is not None:
-                raise Refused(409, "seat_moving", color=r["color"])   # one move before the table at a time
+                raise Refused(409, "seat_moving", player=r["color"])   # one move before the table at a time
             self._try_code(mine.code if mine else None, code, device, address)
             token = secrets.token_hex(8)
             game.session.rescue = {"color": color, "device": device, "address": address, "stage": "moving", "token": token}
@@ -62,9 +62,9 @@ class Rescue:
         """One more ask for a gone seat: one per device (its ask for another seat goes) and per address."""
         here = [a for a in game.session.asks if a.color == color and a.device != device]
         if checks.counted(address) and any(a.address == address for a in here):
-            raise Refused(409, "one_ask_here", color=color)
+            raise Refused(409, "one_ask_here", player=color)
         if len(here) >= ASKS_PER_SEAT:
-            raise Refused(429, "asks_full", color=color)
+            raise Refused(429, "asks_full", player=color)
         game.session.asks = [a for a in game.session.asks if a.device != device]
         game.session.asked += 1
         ask = Ask(color, device, address, game.session.asked, Code.fresh(device), self.store.last_played(device))
@@ -82,7 +82,7 @@ class Rescue:
             if device in self.kiosks:
                 gone = [a for a in asks if ask is None or a.number == ask]
                 if ask is not None and not gone:
-                    raise Refused(409, "no_seat_move", color=color)
+                    raise Refused(409, "no_seat_move", player=color)
                 moving = r if ask is None else None
                 turned = [(a.device, a.address) for a in gone] + ([(r["device"], r["address"])] if moving else [])
                 for d, a in turned:
@@ -95,7 +95,7 @@ class Rescue:
                 if not gone and moving is None and (r is not None or asks):
                     raise Refused(403, "not_your_seat")
             if not gone and moving is None:
-                raise Refused(409, "no_seat_move", color=color)
+                raise Refused(409, "no_seat_move", player=color)
             game.session.asks = [a for a in game.session.asks if not any(a is b for b in gone)]
             if moving is not None:
                 game.session.rescue = None

@@ -145,7 +145,7 @@ class ReviewRequests:
         if color is None:
             raise Refused(403, "hint_watcher")
         if game.state.to_act_color != color:
-            raise Refused(409, "hint_not_your_turn", to_act=game.state.to_act_color)
+            raise Refused(409, "hint_not_your_turn", player=game.state.to_act_color)
         return color
 
 

@@ -107,7 +107,7 @@ class BoardRequests:
             owner = (game.board.buildings.get(nb) or (None, None))[0]
             self._may_enter(game, device, color if color is not None else owner)
             if owner is not None and color is not None and owner != color and not game.can_host(device):
-                raise Refused(409, "board_taken", nb=nb, color=owner)
+                raise Refused(409, "board_taken", nb=nb, color=owner, player=owner)
             place(game.board, nb, color, height)   # RuleError: nothing appended, nothing changed
             body = {"neighborhood": nb, "color": color}
             if height is not None and game.mode == "expert":

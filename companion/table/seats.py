@@ -55,7 +55,7 @@ class Seats:
             self._may_sit(game, color, device, address)
             if holder is None and game.phase not in ("lobby", "board"):
                 # A started game's free seat holds cards: only its own phone's code or the table's confirmation.
-                raise Refused(403, "code_needed", color=color)
+                raise Refused(403, "code_needed", player=color)
             if holder is None and checks.counted(address) and any(
                     a == address for c, a in game.session.seat_addresses.items() if game.devices.get(c) not in (None, device)):
                 raise Refused(409, "one_seat_here")   # fresh cookies from one machine do not fill the table

@@ -251,7 +251,10 @@ def hint(gid: str):
     limit_actions()
     action, gap, second, seen, text = current_table().hint(gid, g.device)
     # With this device's new view (the hint is counted: seq moved), so its next move's expect_seq is current.
-    return jsonify({"action": hint_text.action_json(action), "because": hint_text.because(lang(), seen, action, gap, second),
+    game = current_table().get(gid)
+    named = lambda c: views.said_name(game, c, lang())   # noqa: E731  ("Ann (Red)", as every screen says)
+    return jsonify({"action": hint_text.action_json(action),
+                    "because": hint_text.because(lang(), seen, action, gap, second, named),
                     "view": json.loads(text)})
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 from flask import Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from companion import views
 from companion.errors import Refused
 from companion.game.errors import RuleError
-from companion.lang import i18n
+from companion.lang import i18n, strings
 from companion.store.db import StoreError, StoreFull
 from companion.web.device import current_table, lang
 
@@ -15,8 +16,9 @@ from companion.web.device import current_table, lang
 SAID_AS = {"hints_off": "hints_not_allowed"}
 
 
-def refuse(status: int, key: str, **params) -> Response:
-    sentence = i18n.t(lang(), SAID_AS.get(key, key), **params)
+def refuse(status: int, key: str, said: str = "", **params) -> Response:
+    """The refusal `key` as a JSON code and a sentence (`said`: the key of another wording of it, as "you")."""
+    sentence = i18n.t(lang(), said or SAID_AS.get(key, key), **params)
     response = jsonify({"error": sentence[:1].upper() + sentence[1:], "code": key})
     response.status_code = status
     return response
@@ -28,7 +30,26 @@ def on_refused(e: Refused):
                             "view": current_table().view(request.view_args.get("gid", ""), g.device)})
         response.status_code = 409
         return response
-    return refuse(e.status, e.key, **e.params)
+    params, said = dict(e.params), ""
+    game, seat = _game_and_seat()
+    if game is not None and params.get("player") in game.colors:
+        # A person named as every screen names them ("Ann (Red)"); on their own phone the sentence says "you".
+        if params["player"] == seat and e.key + "_you" in strings.UI:
+            said = e.key + "_you"
+        params["player"] = views.said_name(game, params["player"], lang())
+    return refuse(e.status, e.key, said, **params)
+
+
+def _game_and_seat():
+    """The game the request names (None: none) and this device's seat in it."""
+    gid = (request.view_args or {}).get("gid")
+    if not gid:
+        return None, None
+    try:
+        game = current_table().get(gid)
+    except Refused:
+        return None, None
+    return game, game.seat_of(g.device)
 
 
 def on_store_error(e: StoreError):
@@ -43,7 +64,9 @@ def on_store_error(e: StoreError):
 
 
 def on_rule_error(e: RuleError):
-    response = jsonify({"error": i18n.error_sentence(lang(), e, you=about_you(e)), "code": e.code})
+    game, _ = _game_and_seat()
+    named = (lambda c: views.said_name(game, c, lang()) if c in game.colors else c) if game is not None else None
+    response = jsonify({"error": i18n.error_sentence(lang(), e, you=about_you(e), named=named), "code": e.code})
     response.status_code = 422
     return response
 
@@ -51,6 +74,8 @@ def on_rule_error(e: RuleError):
 def about_you(e: RuleError) -> bool:
     """The refused player is this device's own seat: the sentence says "you", not the player's name."""
     gid, player = (request.view_args or {}).get("gid"), e.params.get("player")
+    if player is None and str(e.code).startswith("board_"):   # a board typed in names the colour entered for
+        player = e.params.get("color")
     if not gid or not player:
         return False
     try:

@@ -18,8 +18,9 @@ def _alt(lang: str, action: Action) -> str:
     return i18n.t(lang, "hint_alt_pass")
 
 
-def because(lang: str, seen: State, action: Action, gap: float, second: Optional[Action]) -> str:
-    """Why: what the move does on the board, then how far the Pi rates it above the next move it weighed."""
+def because(lang: str, seen: State, action: Action, gap: float, second: Optional[Action], named=None) -> str:
+    """Why: what the move does on the board, then how far the Pi rates it above the next move it weighed;
+    `named`: colour -> how the game names that seat ("Ann (Red)", views.said_name)."""
     if isinstance(action, Bid):
         token = seen.tokens.get(action.neighborhood)
         head = (i18n.t(lang, "hint_bid_token", value=action.value, neighborhood=action.neighborhood,
@@ -27,7 +28,7 @@ def because(lang: str, seen: State, action: Action, gap: float, second: Optional
                 i18n.t(lang, "hint_bid", value=action.value, neighborhood=action.neighborhood))
     else:
         last = seen.call[-1]
-        head = i18n.t(lang, "hint_pass", color=last.player, value=last.value, neighborhood=last.neighborhood)
+        head = i18n.t(lang, "hint_pass", player=named(last.player) if named else last.player, value=last.value, neighborhood=last.neighborhood)
     if second is None:
         tail = i18n.t(lang, "hint_alone")
     elif round(gap) < 1:

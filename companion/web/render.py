@@ -5,6 +5,7 @@ from typing import Optional
 
 from flask import Response, render_template, request
 
+from companion import views
 from companion.game.board import KINDS, TOKEN_KINDS
 from companion.game.state import COLORS
 from companion.lang import i18n
@@ -39,9 +40,10 @@ def storage_notice(lang: str) -> Optional[str]:
         return None
     params = dict(notice)
     key = params.pop("key")
-    if "player" in params:
+    if "player" in params:   # named as the pages' live notice names them ("Ann (Red)'s 5 on C03"), app.js who()
+        game = table.games.get((getattr(table.store, "lost", None) or {}).get("game", ""))
         player = i18n.term(lang, params["player"])
-        params["player"] = player[:1].upper() + player[1:]
+        params["player"] = views.said_name(game, params["player"], lang) if game else player[:1].upper() + player[1:]
     return i18n.t(lang, key, **params)
 
 
