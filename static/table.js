@@ -23,6 +23,7 @@
     G.piMove($("pimove"), view);
     B.render($("board-steps"), view, null);   // the steps no person has confirmed yet, for the whole room
     if ((view.board_pending || []).length) M.show($("pimove"), false);
+    if (view.undone && view.undone.board) M.show($("undone"), false);   // the steps say what to put back
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
     evening();
