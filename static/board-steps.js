@@ -42,7 +42,13 @@ var B = (function () {
     var ol = el("ol", "steps");
     pending.forEach(function (s) {
       var li = el("li", s.color ? "c-edge-" + s.color : "undo");
-      lines(view, s).forEach(function (t, i) { li.appendChild(el(i ? "p" : "p", i ? "" : "big", t)); });
+      var said = lines(view, s);
+      if (s.step === "undo") {   // what the undo took back, quietly, then each move to make, one a line
+        li.appendChild(el("p", "taken", said[0]));
+        var moves = el("ul", "moves");
+        said.slice(1).forEach(function (t) { moves.appendChild(el("li", "", t)); });
+        li.appendChild(moves);
+      } else said.forEach(function (t, i) { li.appendChild(el(i ? "p" : "p", i ? "" : "big", t)); });
       ol.appendChild(li);
     });
     node.appendChild(ol);
