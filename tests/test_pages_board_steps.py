@@ -7,7 +7,7 @@ import pytest
 from companion.lang import i18n
 from companion.pi_seat import name_for
 from conftest import FAST
-from pages_helpers import SHOTS, browser, devices, shots_at  # noqa: F401  (fixtures)
+from pages_helpers import SHOTS, browser, devices, driver, shots_at  # noqa: F401  (fixtures)
 from server_helpers import LiveServer
 
 PHONES = [(390, 844), (320, 568)]
@@ -228,3 +228,77 @@ def test_after_an_undo_every_screen_lists_what_to_put_back_until_done_on_the_boa
     ann.goto(f"/g/{gid}")
     ann.wait_seq(back["seq"] + 1)
     assert not ann.visible("#board-steps") and ann.view(gid)["board_pending"] == []
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    return driver()   # the process's one Playwright driver (tests/engines.py opens Chromium phones with it)
+
+
+PLACE_JS = """() => { const box = s => { const e = document.querySelector(s); if (!e || e.hidden) return null;
+  const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+  return {steps: box('#board-steps'), map: box('.mapwrap'), turn: document.getElementById('app').classList.contains('turnmode'),
+          undone: box('#undone'), text: (document.getElementById('board-steps').innerText || '').split('\\n').map(t => t.trim()).filter(t => t)}; }"""
+
+
+@pytest.mark.parametrize("engine", ["webkit", "gecko"])
+def test_the_steps_and_an_undos_steps_in_each_engine(engine, undo_server, playwright):
+    """Issue 40 (its test list: "WebKit and Gecko for one phone"): at the board's pace the Pi's opening bid stands
+    above the map on the person's turn screen until "Done on the board"; the person passes (the Pi builds: "the
+    player who made the highest bid [...] turns his building over"), the host undoes it, and the phone lists the
+    building to turn back number up, above the map, until "Done on the board" again."""
+    from engines import phone as make_phone
+    from engines import wait_live
+    from server_helpers import Phone, create_game
+    from test_pages_engines import SHOWN
+    host = Phone(undo_server)
+    gid = create_game(host, ["blue", "red"], seed=8)   # the board's pace: a Pi plays
+    assert host.post(f"/api/games/{gid}/seats/blue/pi", {"level": "easy"}).status == 200
+    p = make_phone(engine, playwright)
+    try:
+        p.open(f"{undo_server.origin}/g/{gid}")
+        wait_live(p)
+        p.wait(SHOWN, "#join-colors button")
+        p.click("#join-colors button")
+        p.js("() => { document.getElementById('join-name').value = 'Zoë'; }")
+        p.click("#join button[type=submit]")
+        p.wait("() => !!(window.__phone.view && window.__phone.view.you && window.__phone.view.you.color === 'red')")
+        assert host.post(f"/api/games/{gid}/start").status == 200
+        # The Pi (blue, the first seat) opens: its bid is the step, above the map on red's turn screen.
+        p.wait("() => { const v = window.__phone.view; return v.to_act === 'red' && (v.board_pending || []).length === 1; }")
+        view = host.view(gid)
+        bid = view["board_pending"][0]
+        who = name_for("easy", "blue")
+        said = cap(i18n.t("en", "pi_bid", player=who, value=bid["value"], nb=bid["neighborhood"], color="blue"))
+        p.wait("t => document.getElementById('board-steps').innerText.includes(t)", said)
+        at = p.js(PLACE_JS)
+        assert at["turn"] and at["steps"][0] < 120 and at["steps"][1] <= at["map"][0], at
+        p.click("#board-done")
+        p.wait("() => !(window.__phone.view.board_pending || []).length && document.getElementById('board-steps').hidden")
+        assert host.view(gid)["board_pending"] == []
+        # Red passes: the call is over, the Pi builds (a step for the table to turn its piece over).
+        before = host.view(gid)["seq"]
+        p.click("#pass")
+        p.wait("n => +document.getElementById('app').dataset.seq > n", before)
+        view = host.view(gid)
+        assert view["built"] and [s["step"] for s in view["board_pending"]] == ["call_end"], view["board_pending"]
+        # The host undoes red's pass: the phone lists what to put back, above the map of red's turn again.
+        r = host.post(f"/api/games/{gid}/undo", {"expect_seq": view["seq"]})
+        assert r.status == 200, r
+        back = r.json
+        step = [s for s in back["board_pending"] if s["step"] == "undo"]
+        assert len(step) == 1 and step[0]["moves"][0] == {"do": "turn_up", "color": "blue", "nb": bid["neighborhood"],
+                                                          "value": bid["value"]}, back["board_pending"]
+        lines = undo_lines("en", back, step[0])
+        p.wait("n => +document.getElementById('app').dataset.seq >= n && window.__phone.view.to_act === 'red'", back["seq"])
+        p.wait("t => document.getElementById('board-steps').innerText.includes(t)", lines[-1])
+        at = p.js(PLACE_JS)
+        assert at["text"][1:1 + len(lines)] == lines, at["text"]   # under the title
+        assert at["turn"] and at["steps"][0] < 120 and at["steps"][1] <= at["map"][0] and at["undone"] is None, at
+        p.click("#board-done")
+        p.wait("() => !(window.__phone.view.board_pending || []).length && document.getElementById('board-steps').hidden")
+        assert host.view(gid)["board_pending"] == []
+        assert p.problems() == []
+    finally:
+        p.close()
+        host.close()
