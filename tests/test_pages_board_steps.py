@@ -2,13 +2,18 @@
 steps stand above the map until the person taps "Done on the board"; the held Pi then acts, once."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from companion.lang import i18n
 from companion.pi_seat import name_for
 from conftest import FAST
+from engines import phone as make_phone
+from engines import wait_live
 from pages_helpers import SHOTS, browser, devices, driver, shots_at  # noqa: F401  (fixtures)
-from server_helpers import LiveServer
+from server_helpers import LiveServer, Phone, choose, create_game
+from test_pages_engines import SHOWN
 
 PHONES = [(390, 844), (320, 568)]
 TABLES = [(1920, 1080), (1280, 720)]
@@ -155,9 +160,6 @@ def test_after_an_undo_every_screen_lists_what_to_put_back_until_done_on_the_boa
     player who made the highest bid [...] turns his building over", now turned back); Ann's phone (German, 390x844 and
     320x568) and the table screen (1920x1080, 1280x720) list the moves at the top of the first screen, until Ann taps
     "Done on the board"."""
-    import random
-
-    from server_helpers import choose
     ann = devices(undo_server, lang="de", name="Ann")
     status, made = ann.api("POST", "/api/games", {"mode": "family", "players": ["blue", "red", "white"], "seed": 5,
                                                   "removed_districts": ["west"], "pace": "timer"})
@@ -247,10 +249,6 @@ def test_the_steps_and_an_undos_steps_in_each_engine(engine, undo_server, playwr
     above the map on the person's turn screen until "Done on the board"; the person passes (the Pi builds: "the
     player who made the highest bid [...] turns his building over"), the host undoes it, and the phone lists the
     building to turn back number up, above the map, until "Done on the board" again."""
-    from engines import phone as make_phone
-    from engines import wait_live
-    from server_helpers import Phone, create_game
-    from test_pages_engines import SHOWN
     host = Phone(undo_server)
     gid = create_game(host, ["blue", "red"], seed=8)   # the board's pace: a Pi plays
     assert host.post(f"/api/games/{gid}/seats/blue/pi", {"level": "easy"}).status == 200
