@@ -5,8 +5,25 @@
 var B = (function () {
   var tr = M.tr, term = M.term, el = M.el, who = M.who;
 
+  /* One move that puts the board back after an undo (companion/table/board_steps.py undo_moves). */
+  function undoMove(view, m) {
+    if (m.do === "card") return m.color ? tr("undone_card", { card: tr("card_" + m.card), player: who(view, m.color) })
+                                        : tr("undone_card_none", { card: tr("card_" + m.card) });
+    return tr("undo_" + m.do + (M.isPi(view, m.color) ? "_pi" : ""), { player: who(view, m.color), value: m.value, nb: m.nb,
+      color: term(m.color), token: m.token ? term(m.token) : "" });
+  }
+  /* An undo's step: what it took back, then each move ("For Pi Red (easy): take the red 7 off C05."). */
+  function undoLines(view, s) {
+    var taken = (s.taken || []).map(function (a) {
+      return a.kind === "bid" ? tr("log_bid", { player: who(view, a.color), value: a.value, nb: a.neighborhood })
+                              : tr("log_pass", { player: who(view, a.color) });
+    }).join("; ");
+    return [M.cap(tr("board_undo", { actions: taken }))].concat(s.moves.map(function (m) { return M.cap(undoMove(view, m)); }));
+  }
+
   /* One step's sentences, in the page's language. */
   function lines(view, s) {
+    if (s.step === "undo") return undoLines(view, s);
     if (s.step === "bid") return [M.cap(tr("pi_bid", { player: who(view, s.color), value: s.value, nb: s.neighborhood, color: term(s.color) }))];
     if (s.step === "pass") return [M.cap(tr("pi_pass", { player: who(view, s.color) }))];
     var out = [M.cap(tr("call_built", { player: who(view, s.color), value: s.value, nb: s.neighborhood }))].concat(G.steps(view, s));
@@ -24,8 +41,14 @@ var B = (function () {
     node.appendChild(el("h2", "", tr("board_steps_title")));
     var ol = el("ol", "steps");
     pending.forEach(function (s) {
-      var li = el("li", "c-edge-" + s.color);
-      lines(view, s).forEach(function (t, i) { li.appendChild(el(i ? "p" : "p", i ? "" : "big", t)); });
+      var li = el("li", s.color ? "c-edge-" + s.color : "undo");
+      var said = lines(view, s);
+      if (s.step === "undo") {   // what the undo took back, quietly, then each move to make, one a line
+        li.appendChild(el("p", "taken", said[0]));
+        var moves = el("ul", "moves");
+        said.slice(1).forEach(function (t) { moves.appendChild(el("li", "", t)); });
+        li.appendChild(moves);
+      } else said.forEach(function (t, i) { li.appendChild(el(i ? "p" : "p", i ? "" : "big", t)); });
       ol.appendChild(li);
     });
     node.appendChild(ol);

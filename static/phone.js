@@ -59,6 +59,7 @@
     G.piMove($("pimove"), view);
     B.render($("board-steps"), view, view.you ? function (through) { post("/board/done", { through: through }); } : null);
     if ((view.board_pending || []).length) M.show($("pimove"), false);   // the steps say it already
+    if (view.undone && view.undone.board) M.show($("undone"), false);   // the steps say what to put back
     G.logList($("log"), view, 12);
     M.show($("passed-note"), view.phase === "playing" && !!view.you && (view.passed || []).indexOf(view.you.color) >= 0);
     G.turnCue(!!myTurn());

@@ -23,6 +23,7 @@
     G.piMove($("pimove"), view);
     B.render($("board-steps"), view, null);   // the steps no person has confirmed yet, for the whole room
     if ((view.board_pending || []).length) M.show($("pimove"), false);
+    if (view.undone && view.undone.board) M.show($("undone"), false);   // the steps say what to put back
     hands($("players"), view);
     M.show($("end"), view.phase === "finished");
     evening();
@@ -202,6 +203,7 @@
     ol.parentNode.style.fontSize = "";
     while (ol.children.length > keep && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
     if (ol.lastChild && side.scrollHeight > side.clientHeight + 1) shrink(ol.parentNode, 0.6, true, side);
+    stepsFit(side);
     // A side full of notices (a seat moving, asks) fits first: the call box above still shows the whole call.
     while (ol.lastChild && side.scrollHeight > side.clientHeight + 1) ol.removeChild(ol.lastChild);
     M.show(ol.parentNode, !!ol.lastChild);
@@ -210,6 +212,16 @@
     if ($("callover").classList.contains("docked")) shrink($("callover"), 0.6, true, side);
     else shrink($("callover"), 0.5, true);
     if (view.phase === "finished") fitEnd();
+  }
+  /* A long list of steps (an undo's moves) grows smaller, to 55 % at most, until it and the call under it show whole
+     (the call box says every bid of the call: the log under the hands may give way to it meanwhile). */
+  function stepsFit(side) {
+    var node = $("board-steps"), call = $("callbox");
+    if (node.hidden) return;
+    node.style.fontSize = "";
+    var last = call.hidden ? node : call, size = parseFloat(getComputedStyle(node).fontSize), floor = size * 0.55;
+    function cut() { return last.getBoundingClientRect().bottom > side.getBoundingClientRect().bottom + 1; }
+    while (cut() && size > floor) { size *= 0.92; node.style.fontSize = size + "px"; }
   }
   /* A lost phone's notices (offline seats, the host claim's and the seat asks' codes) take the room they need; when
      the column is full the join codes and the ask's repeated title give way while a phone is gone, then the notices

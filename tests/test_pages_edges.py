@@ -187,12 +187,13 @@ def test_undoing_a_call_s_opening_bid_does_not_bring_back_the_last_call_s_card(s
     act(opener, gid, {"bid": nb, "value": value})                     # the next call's opening bid
     ann.page.once("dialog", lambda d: d.accept())
     ann.press("#undo")
-    ann.page.wait_for_selector("#undone:not([hidden])")   # the POST answered: a GET before it raced (flaked at load 18)
+    # the POST answered: a GET before it raced (flaked at load 18); the bid to take off is a step on the board
+    ann.page.wait_for_selector("#board-steps:not([hidden])")
     after = ann.view(gid)
     assert after["undone"] and after["call_over"] is None
     for d in (ann, bert):
         d.wait_seq(after["seq"])
-        assert d.page.is_hidden("#callover") and d.visible("#undone")
+        assert d.page.is_hidden("#callover") and d.visible("#board-steps")
 
 
 def test_my_cards_are_on_the_first_screen(start_server, devices):  # noqa: F811

@@ -584,6 +584,16 @@ UI = {
     "pick_seat_live": "{name}'s phone is connected: on it, \"Move my seat to another phone\" shows a code to type here.",
     "pick_seat_wait": "{name}'s phone is offline. In {time} you can ask for the seat here; the table display then shows your code, to type here.",
     "pick_seat_now": "{name}'s phone is offline: tap \"My phone is gone\" below, then type the code the table display shows.",
+    # after an undo, the board put back as the game now stands (static/board-steps.js)
+    "board_undo": "Taken back: {actions}. Put the board back:",
+    "undo_turn_up": "{player}: turn your {value} on {nb} back number up.",
+    "undo_turn_up_pi": "For {player}: turn the {color} {value} on {nb} back number up.",
+    "undo_off": "{player}: take your {value} off {nb}.",
+    "undo_off_pi": "For {player}: take the {color} {value} off {nb}.",
+    "undo_token": "{player}: put the {token} token back on {nb}.",
+    "undo_token_pi": "For {player}: put the {token} token from its buildings back on {nb}.",
+    "undo_put_back": "{player}: put your {value} back on {nb}.",
+    "undo_put_back_pi": "For {player}: put the {color} {value} back on {nb}.",
 }
 
 # The kinds of value the API names when a request carries the wrong type (`kind` in bad_type).

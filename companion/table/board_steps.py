@@ -39,8 +39,6 @@ class BoardStepEvents:
     def _board_step(self, line: dict, device: Optional[str]) -> None:
         """After an action (self.seq not yet counted): a person who acts has seen the board; a Pi's action and a
         call's end are steps to do on it."""
-        if not pi_seat.pi_seats(self):
-            return   # people alone: each moves their own pieces, and the call-over card says the call's end
         seq, index = self.seq + 1, len(self.actions) - 1
         if pi_seat.level_of(device) is None:
             self.board_through = max(self.board_through, seq - 1)
@@ -48,12 +46,48 @@ class BoardStepEvents:
         else:
             step = {k: line[k] for k in ("color", "kind", "neighborhood", "value") if k in line}
             self.board_steps.append(dict(step, seq=seq, action=index, step=step.pop("kind")))
-        if "ended" in line:
+        # people alone: each moves their own pieces, and the call-over card says the call's end
+        if "ended" in line and pi_seat.pi_seats(self):
             self.board_steps.append(dict(line["ended"], seq=seq, action=index, step="call_end"))
 
-    def _board_undone(self) -> None:
-        """An undo takes the steps of the actions it takes back with them."""
+    def _board_undone(self, before, taken: list) -> None:
+        """An undo takes the steps of the actions it takes back with them, and asks for the board to be put back as
+        the game now stands (whether or not a Pi plays): one step, until a person says it is done on the board."""
         self.board_steps = [s for s in self.board_steps if s["action"] < len(self.actions)]
+        moves = undo_moves(before, self.state)
+        if moves:   # a pass taken back alone moves nothing
+            if self.undone is not None:
+                self.undone["board"] = True   # the pages say it in the board's steps, not twice
+            self.board_steps.append({"step": "undo", "seq": self.seq + 1, "action": -1, "moves": moves,
+                                     "taken": [{k: t[k] for k in ("kind", "color", "neighborhood", "value") if k in t}
+                                               for t in taken if t.get("kind")]})
+
+
+def undo_moves(before, after) -> list[dict]:
+    """What to move on the real board to go from the state `before` an undo to the state `after` it, in the order a
+    hand does it: buildings turned back number up, pieces taken off, tokens put back, bids put back, cards handed
+    back. Each move names the piece's owner ("color"): the pages say it in the board's words."""
+    standing = {(b.neighborhood, b.player, b.value) for b in after.call}
+    was = {(b.neighborhood, b.player, b.value) for b in before.call}
+    moves = []
+    for nb, b in before.built.items():
+        if nb not in after.built and (nb, b.player, b.value) in standing:
+            moves.append({"do": "turn_up", "color": b.player, "nb": nb, "value": b.value})
+    gone = [(nb, b.player, b.value) for nb, b in before.built.items()
+            if nb not in after.built and (nb, b.player, b.value) not in standing]
+    gone += [key for key in reversed([(b.neighborhood, b.player, b.value) for b in before.call]) if key not in standing]
+    moves += [{"do": "off", "color": c, "nb": nb, "value": v} for nb, c, v in gone]
+    for nb, token in after.tokens.items():
+        if nb not in before.tokens and nb in before.built:
+            moves.append({"do": "token", "color": before.built[nb].player, "nb": nb, "token": token})
+    for b in after.call:
+        if (b.neighborhood, b.player, b.value) not in was and b.neighborhood not in before.built:
+            moves.append({"do": "put_back", "color": b.player, "nb": b.neighborhood, "value": b.value})
+    for card in ("subway", "archaeological"):
+        old, new = getattr(before, card + "_card"), getattr(after, card + "_card")
+        if old != new:
+            moves.append({"do": "card", "card": card, "color": None if new is None else after.colors[new]})
+    return moves
 
 
 class BoardStepRequests:

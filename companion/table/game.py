@@ -271,11 +271,11 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
         self.undone["seq"] = self.seq + 1
         self.session.show_skipped = False        # a game ended again is shown again
         self.session.replay_step = None
-        self._board_undone()
-        state = new_game(self.state.setup)
+        before, state = self.state, new_game(self.state.setup)
         for action in self.actions:
             state = apply(state, action)
         self.state = state
+        self._board_undone(before, also[::-1])
 
     def _configure(self, body: dict) -> None:
         self.mode = body["mode"]
