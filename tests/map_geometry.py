@@ -109,7 +109,33 @@ def _seg_point(p, a, b):
     return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
 
 
+# Per-polygon figures the checks ask for again and again (each page's shapes are read once and never changed): keyed by
+# the polygon's id, holding the polygon itself so the id cannot be reused while the entry lives.
+_KNOWN: dict = {}
+
+
+def _known(poly, what, make):
+    entry = _KNOWN.get((id(poly), what))
+    if entry is None or entry[0] is not poly:
+        entry = _KNOWN[(id(poly), what)] = (poly, make(poly))
+    return entry[1]
+
+
+def _box_of(poly):
+    xs, ys = [x for x, _ in poly], [y for _, y in poly]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _segments_of(poly):
+    """Each edge as (a, b, its box), for skipping the edges that are far from a point before measuring."""
+    return [(a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+            for a, b in zip(poly, poly[1:] + poly[:1])]
+
+
 def contains(poly, p) -> bool:
+    x0, y0, x1, y1 = _known(poly, "box", _box_of)
+    if p[1] < y0 or p[1] >= y1 or p[0] < x0 or p[0] > x1:
+        return False               # outside the box: no edge crossed, or an even number of them
     inside = False
     for a, b in zip(poly, poly[1:] + poly[:1]):
         if (a[1] > p[1]) != (b[1] > p[1]):
@@ -138,20 +164,59 @@ def distance(p, q) -> float:
     return min(min(dist_point(q, x) for x in p), min(dist_point(p, x) for x in q))
 
 
+_CELL = 24.0      # the cells closest() files q's outline points in
+
+
+def _cells_of(points):
+    """q's outline points filed by square cell: [(the cell's x0, y0, x1, y1, the indices of its points)]."""
+    cells = {}
+    for i, (x, y) in enumerate(points):
+        cells.setdefault((math.floor(x / _CELL), math.floor(y / _CELL)), []).append(i)
+    return [(min(points[i][0] for i in ix), min(points[i][1] for i in ix), max(points[i][0] for i in ix),
+             max(points[i][1] for i in ix), ix) for ix in cells.values()]
+
+
 def closest(p, q):
-    """The closest pair of points (one on each outline), sampled along both outlines."""
+    """The closest pair of points (one on each outline), sampled along both outlines.
+
+    The same pair as measuring every point of p against every point of q, in that order (the first of equally close
+    pairs): q's points are filed in cells, and for each point of p only the cells whose box lies no farther than the
+    best pair so far along either axis are measured."""
+    ys = _known(q, "outline2", lambda poly: list(outline(poly, 2.0)))
+    cells = _known(q, "cells2", lambda poly: _cells_of(ys))
     best = (math.inf, None, None)
-    for x in outline(p, 2.0):
-        for y in outline(q, 2.0):
-            d = math.dist(x, y)
-            if d < best[0]:
-                best = (d, x, y)
+    for x in _known(p, "outline2", lambda poly: list(outline(poly, 2.0))):
+        px, py = x
+        d_here, i_here, b = math.inf, -1, best[0]
+        for x0, y0, x1, y1, ix in cells:
+            if x0 - px > b or px - x1 > b or y0 - py > b or py - y1 > b:
+                continue           # every point of this cell is farther than the best so far along one axis
+            for i in ix:
+                d = math.dist(x, ys[i])
+                if d < d_here or d == d_here and i < i_here:
+                    d_here, i_here = d, i
+        if d_here < best[0]:
+            best = (d_here, x, ys[i_here])
     return best
 
 
 def shared(p, q, gap=STREET_GAP) -> float:
-    """How long a stretch of p's outline runs within `gap` of q: their common border."""
-    return sum(1.0 for x in outline(p, 1.0) if dist_point(q, x) <= gap)
+    """How long a stretch of p's outline runs within `gap` of q: their common border.
+
+    As counting p's outline points whose dist_point to q is at most `gap`, skipping the points (and q's edges) whose
+    box lies farther than `gap` away before measuring."""
+    x0, y0, x1, y1 = _known(q, "box", _box_of)
+    x0, y0, x1, y1 = x0 - gap, y0 - gap, x1 + gap, y1 + gap
+    segments = _known(q, "segments", _segments_of)
+    n = 0
+    for x in _known(p, "outline1", lambda poly: list(outline(poly, 1.0))):
+        px, py = x
+        if px < x0 or px > x1 or py < y0 or py > y1:
+            continue
+        if contains(q, x) or any(_seg_point(x, a, b) <= gap for a, b, sx0, sy0, sx1, sy1 in segments
+                                 if not (px < sx0 - gap or px > sx1 + gap or py < sy0 - gap or py > sy1 + gap)):
+            n += 1
+    return float(n)
 
 
 def bbox(poly):
