@@ -84,10 +84,14 @@ def serve(args) -> int:
     # Nothing old is read on the way to the first answer; after a clean stop the whole file is read
     # once the server answers (after an unclean one it was read at open, before anything else).
     store = app.extensions["table"].store
-    later = threading.Timer(2.0, store.check)
+    later = threading.Timer(2.0, store.check)   # counted from the first answer (started there), as it says
     later.daemon = True
-    later.start()
-    server.serve_forever(ready=lambda: _after_first_answer(args.host, args.port, override))
+
+    def ready() -> None:
+        later.start()
+        _after_first_answer(args.host, args.port, override)
+
+    server.serve_forever(ready=ready)
     later.cancel()
     # the LEDs go dark when the service stops (seen in the emulated Pi: the last bidder's pin stayed high)
     app.extensions["leds"].close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import weakref
 from dataclasses import replace
 from typing import Any, Iterable, Optional
 
@@ -16,11 +17,37 @@ from companion import pi_seat
 from companion.lang import i18n
 
 
+class _Cached:
+    """One game's public view with the `rev` it was made at, and the JSON text of a view: each a tuple written
+    at once, so a reader on another thread sees a whole pair, never one half new (the text names its view)."""
+    __slots__ = ("made", "text")
+
+    def __init__(self):
+        self.made: Optional[tuple[int, dict]] = None
+        self.text: Optional[tuple[dict, str]] = None
+
+
+# The public views' cache, kept here beside what reads it rather than in the game (whose `rev` says when it is
+# stale): by the game object's identity, dropped when the object goes (a game reloaded from the log is a new
+# object, at rev 0, and must never meet an older object's view).
+_CACHE: dict[int, _Cached] = {}
+
+
+def _cached(game) -> _Cached:
+    entry = _CACHE.get(id(game))
+    if entry is None:
+        entry = _CACHE[id(game)] = _Cached()
+        weakref.finalize(game, _CACHE.pop, id(game), None)
+    return entry
+
+
 def public(game) -> dict:
     """What the whole table may see; rebuilt once per change."""
     storage = game.session.storage()
-    if game._public and game._public[0] == game.rev and game._public[1]["storage"] == storage:
-        return game._public[1]
+    cached = _cached(game)
+    made = cached.made
+    if made is not None and made[0] == game.rev and made[1]["storage"] == storage:
+        return made[1]
     st = game.state
     view = _table(game, st, storage)
     view["players"] = [_player(game, st, i, color) for i, color in enumerate(game.colors)]
@@ -28,7 +55,7 @@ def public(game) -> dict:
         _play(game, st, view)
     if game.board is not None:
         _board(game, view)
-    game._public = (game.rev, view)
+    cached.made = (game.rev, view)
     return view
 
 
@@ -193,11 +220,11 @@ def view_texts(game, devices: Iterable[Optional[str]]) -> dict[Optional[str], st
 
 def _public_json(game) -> str:
     shared = public(game)
-    cached = game._public_json
-    if cached is None or cached[0] is not shared:
-        cached = (shared, _dumps(shared))
-        game._public_json = cached
-    return cached[1]
+    cached = _cached(game)
+    text = cached.text
+    if text is None or text[0] is not shared:
+        text = cached.text = (shared, _dumps(shared))
+    return text[1]
 
 
 def _host_wait(game) -> Optional[int]:

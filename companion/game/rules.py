@@ -133,7 +133,7 @@ def apply(state: State, action: Action, board: Optional[Board] = None) -> State:
     board = board or load_board()
     if not isinstance(action, (Bid, Pass)):
         raise RuleError("bad_action", detail=f"{action!r} is neither a bid nor a pass")
-    p = state._seat.get(action.player) if isinstance(action.player, str) else None
+    p = state.seat_of(action.player) if isinstance(action.player, str) else None
     if p is None:
         raise RuleError("unknown_player", player=action.player)
     if state.finished:

@@ -107,6 +107,10 @@ class State:
     def seat(self, color: str) -> int:
         return self._seat[color]
 
+    def seat_of(self, color: str) -> Optional[int]:
+        """The seat's index, or None for a colour not at this table (a bad request, not a crash)."""
+        return self._seat.get(color)
+
     @property
     def colors(self) -> tuple[str, ...]:
         return self.setup.colors

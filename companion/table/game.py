@@ -92,11 +92,9 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
     board_through: int = 0                            # the last seq a person confirmed done on the real board
     board_steps: list = field(default_factory=list, repr=False)   # steps to do on the board (board_steps.py)
     session: Session = field(default_factory=Session, repr=False)
-    # The object's own: its lock, and the views' cache (rev bumps on every change a view shows).
+    # The object's own: its lock, and `rev`, bumped on every change a view shows (views.py caches on it).
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     rev: int = 0
-    _public: Optional[tuple[int, dict]] = field(default=None, repr=False)
-    _public_json: Optional[tuple[dict, str]] = field(default=None, repr=False)
 
     @property
     def phase(self) -> str:

@@ -58,9 +58,9 @@ class BoardEvents:
 
     def on_tally(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
-        self.state = after if after is not None else to_state(self._named_board())
+        self.state = after if after is not None else to_state(self.named_board())
 
-    def _named_board(self):
+    def named_board(self):
         """The board with the names the players sat down with (the history and BG Stats show them)."""
         seats = tuple(Seat(s.color, self.names.get(s.color, ""), s.area, s.neighborhood) for s in self.board.seats)
         return replace(self.board, seats=seats)
@@ -172,5 +172,5 @@ class BoardRequests:
             if unnamed:
                 # Every seat of a played game has a name; so does a board's, or the standings would count "blue".
                 raise Refused(409, "board_unnamed", color=unnamed[0])
-            after = to_state(game._named_board())
+            after = to_state(game.named_board())
             return self._commit(game, "tally", {}, device, after=after)
