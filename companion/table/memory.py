@@ -149,6 +149,11 @@ class Memory:
         """What every screen says about the storage (companion/store/notice.py), or None."""
         return storage_notice(self.store, lambda gid: getattr(self.games.get(gid), "seq", None))
 
+    def lost_game(self) -> Optional[Game]:
+        """The game whose acknowledged action the log lost (the storage notice names its player), if in memory."""
+        lost = getattr(self.store, "lost", None) or {}
+        return self.games.get(lost.get("game", ""))
+
     def _storage_changed(self) -> None:
         """The storage notice came or went: every game in memory sends its views again (each under its own lock,
         on the timers' thread: a commit holding one game's lock never waits for another's)."""

@@ -41,7 +41,7 @@ def storage_notice(lang: str) -> Optional[str]:
     params = dict(notice)
     key = params.pop("key")
     if "player" in params:   # named as the pages' live notice names them ("Ann (Red)'s 5 on C03"), app.js who()
-        game = table.games.get((getattr(table.store, "lost", None) or {}).get("game", ""))
+        game = table.lost_game()
         player = i18n.term(lang, params["player"])
         params["player"] = views.said_name(game, params["player"], lang) if game else player[:1].upper() + player[1:]
     return i18n.t(lang, key, **params)
