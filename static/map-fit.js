@@ -1,0 +1,217 @@
+/* The phone's map on this phone's turn (issue 37), fitted to the screen as it is drawn now (whole board or zoomed):
+   - every legal shape has a touch target at least a thumb square (WCAG 2.5.5: 44 CSS px): its largest inner square
+     (templates/_map.html data-core, computed offline by tools/boardmap.py) where that is large enough, else a square
+     around it reaching into the street, water or shapes one may not bid on, never over another legal shape's target;
+   - a small shape's number stands on a tag only where the shape is small on screen (elsewhere inside the shape), the
+     tag placed where it covers no legal shape and no target, with a line to its shape.
+   Geometry is exact, in map units (outlines as segments): every engine places the same. */
+"use strict";
+(function (Map) {
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var THUMB = 46;     // px a side: 44 and a little for the engines' rounding
+  var SMALL = 36;     // px: a shape whose largest inner square is narrower carries its number on a tag
+  var TAG_FONT = 14.5, GAP = 3;   // px: a tag's number (as the zoomed map's numbers, map.js legible) and its margin
+
+  function nums(s) { return (s || "").split(" ").map(Number); }
+  function inside(rs, x, y) { return Map.distance(rs, x, y) === 0; }
+  function meets(a, b, gap) {   // two boxes [x, y, w, h]
+    gap = gap || 0;
+    return a[0] < b[0] + b[2] + gap && b[0] < a[0] + a[2] + gap && a[1] < b[1] + b[3] + gap && b[1] < a[1] + a[3] + gap;
+  }
+  function cross(p, q, r, s) {
+    function o(a, b, c) { var v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]); return v > 1e-9 ? 1 : v < -1e-9 ? -1 : 0; }
+    return o(p, q, r) * o(p, q, s) < 0 && o(r, s, p) * o(r, s, q) < 0;
+  }
+  /* Whether a box [x, y, w, h] and a shape share any area: a corner of one inside the other, or two sides crossing. */
+  function boxMeets(b, rs, bb) {
+    if (bb && !meets(b, bb)) return false;
+    var x0 = b[0], y0 = b[1], x1 = b[0] + b[2], y1 = b[1] + b[3], c = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], i, j;
+    for (i = 0; i < rs.length; i++) for (j = 0; j < rs[i].length; j++) {
+      var p = rs[i][j];
+      if (p[0] > x0 && p[0] < x1 && p[1] > y0 && p[1] < y1) return true;
+    }
+    if (inside(rs, (x0 + x1) / 2, (y0 + y1) / 2)) return true;
+    for (i = 0; i < 4; i++) if (inside(rs, c[i][0], c[i][1])) return true;
+    for (i = 0; i < rs.length; i++) for (j = 0; j < rs[i].length; j++) {
+      var a = rs[i][j ? j - 1 : rs[i].length - 1], e = rs[i][j];
+      for (var k = 0; k < 4; k++) if (cross(a, e, c[k], c[(k + 1) % 4])) return true;
+    }
+    return false;
+  }
+  /* How much of a box lies in a shape: of 7 x 5 points. */
+  function share(b, rs, bb) {
+    if (bb && !meets(b, bb)) return 0;
+    var n = 0;
+    for (var i = 0; i < 7; i++) for (var j = 0; j < 5; j++) if (inside(rs, b[0] + b[2] * (i + 0.5) / 7, b[1] + b[3] * (j + 0.5) / 5)) n++;
+    return n;
+  }
+
+  Map.prototype.shape = function (nb) {
+    var h = this.hoods[nb];
+    if (!h.rings) h.rings = Map.rings(h.g.querySelector(".cell").getAttribute("d"));
+    if (!h.bb) {
+      var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      h.rings.forEach(function (r) { r.forEach(function (p) { x0 = Math.min(x0, p[0]); y0 = Math.min(y0, p[1]); x1 = Math.max(x1, p[0]); y1 = Math.max(y1, p[1]); }); });
+      h.bb = [x0, y0, x1 - x0, y1 - y0];
+      h.core = h.g.hasAttribute("data-core") ? nums(h.g.getAttribute("data-core")) : null;
+    }
+    return h;
+  };
+
+  /* legal: {nb: ...} on this phone's turn (targets and tags fitted to the screen as drawn now), or null (the map as
+     shipped). Returns {targets: {nb: box}, tags: {nb: box}} in map units, or null. */
+  Map.prototype.fit = function (legal) {
+    var svg = this.svg, old = svg.querySelector(".targets");
+    if (old) old.parentNode.removeChild(old);
+    svg.classList.remove("targeting");
+    var m = svg.getScreenCTM(), r = svg.getBoundingClientRect();
+    if (!legal || !m || !r.width || !svg.querySelector(".nb[data-core]")) { this.home(); return null; }
+    var unit = Math.sqrt(m.a * m.a + m.b * m.b) || 1, self = this;
+    // what the screen shows of the map, in map units
+    var right = Math.min(r.right, document.documentElement.clientWidth);
+    var vis = [(r.left - m.e) / m.a, (r.top - m.f) / m.d, (right - r.left) / m.a, r.height / m.d];
+    var ids = Object.keys(legal).filter(function (nb) { return self.hoods[nb] && !self.hoods[nb].g.classList.contains("off"); });
+    ids.forEach(function (nb) { self.shape(nb); });
+    var targets = this.targets(ids, THUMB / unit, vis);
+    if (targets) {
+      var g = document.createElementNS(SVGNS, "g");
+      g.setAttribute("class", "targets");
+      Object.keys(targets).forEach(function (nb) {
+        var t = document.createElementNS(SVGNS, "rect"), b = targets[nb];
+        ["x", "y", "width", "height"].forEach(function (k, i) { t.setAttribute(k, Math.round(b[i] * 100) / 100); });
+        t.setAttribute("class", "target");
+        t.setAttribute("data-nb", nb);
+        t.setAttribute("data-target", "");
+        g.appendChild(t);
+      });
+      var hoods = svg.querySelector(".hoods");
+      hoods.parentNode.insertBefore(g, hoods.nextSibling);
+      svg.classList.add("targeting");
+    }
+    return { targets: targets, tags: this.tags(ids, targets || {}, unit, vis) };
+  };
+
+  /* A square of `side` for each legal shape: inside the shape where its inner square holds one, else around its inner
+     square, the smallest shapes first, where it covers least of the other legal shapes; none overlapping another.
+     null when some shape finds no room (the map keeps its shapes and halos as the only targets). */
+  Map.prototype.targets = function (ids, side, vis) {
+    var self = this, out = {}, placed = [];
+    function fits(b) { return b[0] >= vis[0] && b[1] >= vis[1] && b[0] + b[2] <= vis[0] + vis[2] && b[1] + b[3] <= vis[1] + vis[3]; }
+    function free(b) { return placed.every(function (p) { return !meets(b, p); }); }
+    var order = ids.slice().sort(function (a, b) {
+      var ca = self.hoods[a].core, cb = self.hoods[b].core, big = (cb[2] >= side) - (ca[2] >= side);
+      return big || ca[2] - cb[2] || (a < b ? -1 : 1);
+    });
+    for (var n = 0; n < order.length; n++) {
+      var nb = order[n], c = this.hoods[nb].core, best = null, score = Infinity;
+      var slack = Math.max(0, (c[2] - side) / 2), reach = c[2] >= side ? slack : side / 2;
+      for (var i = -4; i <= 4; i++) for (var j = -4; j <= 4; j++) {
+        var x = c[0] + reach * i / 4, y = c[1] + reach * j / 4, b = [x - side / 2, y - side / 2, side, side];
+        if (!fits(b) || !free(b)) continue;
+        var s = (i * i + j * j) / 32;
+        if (c[2] < side) {
+          for (var k = 0; k < ids.length; k++) {
+            if (ids[k] === nb) continue;
+            var o = this.hoods[ids[k]];
+            if (inside(o.rings, x, y)) { s = Infinity; break; }
+            s += 10 * share(b, o.rings, o.bb);
+          }
+        }
+        if (s < score) { best = b; score = s; }
+      }
+      if (!best) return null;
+      out[nb] = best;
+      placed.push(best);
+    }
+    return out;
+  };
+
+  /* Each tag where its shape is small on screen: beside it, over no legal shape, target or other tag, in the street or
+     water where there is room; elsewhere its number inside the shape. Returns {nb: box} of the tags drawn. */
+  Map.prototype.tags = function (ids, targets, unit, vis) {
+    var self = this, out = {}, placed = [], calls = this.svg.querySelectorAll(".callout[data-own]");
+    var boxes = Object.keys(targets).map(function (nb) { return [nb, targets[nb]]; });
+    var avoid = [];   // numbers, pieces and statues a tag had better not cover
+    this.svg.querySelectorAll(".hoods .nid, .slots .piece, .features .statue").forEach(function (e) {
+      try { var bb = e.getBBox(); avoid.push([bb.x, bb.y, bb.width, bb.height]); } catch (err) { /* not drawn */ }
+    });
+    Object.keys(this.hoods).forEach(function (nb) { self.shape(nb); });
+    for (var n = 0; n < calls.length; n++) {
+      var call = calls[n], nb = call.getAttribute("data-callout-of"), hd = this.hoods[nb], own = nums(call.getAttribute("data-own"));
+      var text = call.querySelector(".nid");
+      this.remember(call);
+      if (hd.core[2] * unit >= SMALL || !this.placeTag(call, hd, ids, boxes, placed, avoid, unit, vis, out)) {
+        // large on screen (or no room beside it on this screen): the number inside
+        call.classList.add("inside");
+        set(text, { x: own[0], y: own[1], "font-size": own[2], "data-size": own[2] });
+      }
+    }
+    return out;
+  };
+  /* One tag beside its shape (see tags); false when there is no room for it on this screen. */
+  Map.prototype.placeTag = function (call, hd, ids, boxes, placed, avoid, unit, vis, out) {
+    var self = this, nb = call.getAttribute("data-callout-of"), text = call.querySelector(".nid");
+    var f = TAG_FONT / unit, w = f * 2.3, h = f * 1.55, gap = GAP / unit;
+    var best = null, score = Infinity, c = hd.core;
+    for (var d = c[2] / 2 + Math.max(w, h) / 2 + gap; d < c[2] / 2 + 150 / unit; d += 4 / unit) {
+      if (d - c[2] / 2 > score) break;   // the distance alone is worse than what is found
+      for (var a = 0; a < 32; a++) {
+        var x = c[0] + d * Math.cos(a * Math.PI / 16), y = c[1] + d * Math.sin(a * Math.PI / 16), b = [x - w / 2, y - h / 2, w, h];
+        if (b[0] < vis[0] + gap || b[1] < vis[1] + gap || b[0] + w > vis[0] + vis[2] - gap || b[1] + h > vis[1] + vis[3] - gap) continue;
+        if (placed.some(function (p) { return meets(b, p, gap); })) continue;
+        if (boxes.some(function (t) { return t[0] !== nb && meets(b, t[1], gap); })) continue;
+        var bad = false, s = (d - c[2] / 2) * unit, wide = [b[0] - gap, b[1] - gap, w + 2 * gap, h + 2 * gap];   // its outline too
+        for (var k = 0; k < ids.length && !bad; k++) if (ids[k] !== nb && boxMeets(wide, self.hoods[ids[k]].rings, self.hoods[ids[k]].bb)) bad = true;
+        if (bad || s >= score) continue;
+        for (var o in self.hoods) if (o !== nb && ids.indexOf(o) < 0) s += 6 * share(b, self.hoods[o].rings, self.hoods[o].bb);
+        s += 4 * share(b, hd.rings, hd.bb);
+        avoid.forEach(function (v) { if (meets(b, v)) s += 40; });
+        if (s < score) { best = b; score = s; }
+      }
+    }
+    if (!best) return false;
+    call.classList.remove("inside");
+    placed.push(best);
+    out[nb] = best;
+    var cx = best[0] + w / 2, cy = best[1] + h / 2;
+    set(call.querySelector(".calltag"), { x: best[0], y: best[1], width: w, height: h, rx: 4 / unit });
+    if (call.querySelector(".halo")) set(call.querySelector(".halo"), { x: best[0], y: best[1], width: w, height: h });
+    set(text, { x: cx, y: cy, "font-size": f, "data-size": f });
+    set(call.querySelector(".leader"), { x1: cx, y1: cy, x2: c[0], y2: c[1] });
+    set(call.querySelector(".leader-end"), { cx: c[0], cy: c[1], r: 3 / unit });
+    return true;
+  };
+  function set(e, attrs) {
+    for (var k in attrs) if (attrs.hasOwnProperty(k)) e.setAttribute(k, typeof attrs[k] === "number" ? Math.round(attrs[k] * 100) / 100 : attrs[k]);
+  }
+  var KEEP = { ".calltag": ["x", "y", "width", "height", "rx"], ".halo": ["x", "y", "width", "height"], ".nid": ["x", "y", "font-size"], ".leader": ["x1", "y1", "x2", "y2"], ".leader-end": ["cx", "cy", "r"] };
+  /* A tag's attributes as the drawing has them, kept the first time it is moved. */
+  Map.prototype.remember = function (call) {
+    if (!call.__home) {
+      call.__home = {};
+      for (var s in KEEP) if (call.querySelector(s)) call.__home[s] = KEEP[s].map(function (k) { return call.querySelector(s).getAttribute(k); });
+    }
+    return call.__home;
+  };
+  /* One tag (or every tag) back where the drawing put it. */
+  Map.prototype.home = function (call) {
+    var calls = call ? [call] : this.svg.querySelectorAll(".callout");
+    for (var i = 0; i < calls.length; i++) {
+      var c = calls[i];
+      c.classList.remove("inside");
+      if (!c.__home) continue;
+      for (var s in c.__home) for (var j = 0; j < KEEP[s].length; j++) c.querySelector(s).setAttribute(KEEP[s][j], c.__home[s][j]);
+      c.querySelector(".nid").setAttribute("data-size", c.__home[".nid"][2]);
+    }
+  };
+  /* The legal shapes a tap on a target means: its own, and any other legal shape drawn under the finger (asked). */
+  Map.prototype.under = function (nb, cx, cy, legal) {
+    var m = this.svg.getScreenCTM(), pt = this.svg.createSVGPoint(), self = this;
+    if (!m || !legal) return [nb];
+    pt.x = cx; pt.y = cy;
+    var p = pt.matrixTransform(m.inverse());
+    return [nb].concat(Object.keys(legal).filter(function (o) {
+      return o !== nb && self.hoods[o] && inside(self.shape(o).rings, p.x, p.y);
+    }));
+  };
+})(BoardMap);
