@@ -1,7 +1,7 @@
 /* The phone's map on this phone's turn (issue 37), fitted to the screen as it is drawn now (whole board or zoomed):
    - every legal shape has a touch target at least a thumb square (WCAG 2.5.5: 44 CSS px): its largest inner square
      (templates/_map.html data-core, computed offline by tools/boardmap.py) where that is large enough, else a square
-     around it reaching into the street, water or shapes one may not bid on, never over another legal shape's target;
+     around it reaching into the street, water or shapes one may not bid on, never over another legal shape;
    - a small shape's number stands on a tag only where the shape is small on screen (elsewhere inside the shape), the
      tag placed where it covers no legal shape and no target, with a line to its shape.
    Geometry is exact, in map units (outlines as segments): every engine places the same. */
@@ -11,6 +11,8 @@
   var THUMB = 46;     // px a side: 44 and a little for the engines' rounding
   var SMALL = 36;     // px: a shape whose largest inner square is narrower carries its number on a tag
   var TAG_FONT = 14.5, GAP = 3;   // px: a tag's number (as the zoomed map's numbers, map.js legible) and its margin
+  var FINGER = 26;                 // px: what every shape keeps of its inner square beside another's target (WCAG 2.5.8: 24)
+  var TAG_W = 36, TAG_H = 27;     // px: a tag takes the tap for its shape (WCAG 2.5.8: 24), as on the whole board
 
   function nums(s) { return (s || "").split(" ").map(Number); }
   function inside(rs, x, y) { return Map.distance(rs, x, y) === 0; }
@@ -88,11 +90,13 @@
       hoods.parentNode.insertBefore(g, hoods.nextSibling);
       svg.classList.add("targeting");
     }
-    return { targets: targets, tags: this.tags(ids, targets || {}, unit, vis) };
+    if (!targets) { this.home(); return null; }   // the shapes, halos and tags as shipped are the targets (the opening)
+    return { targets: targets, tags: this.tags(ids, targets, unit, vis) };
   };
 
   /* A square of `side` for each legal shape: inside the shape where its inner square holds one, else around its inner
-     square, the smallest shapes first, where it covers least of the other legal shapes; none overlapping another.
+     square, the smallest shapes first, over as much of its own shape as may be and over no other legal shape (a tap
+     there is always that shape's); no two overlapping.
      null when some shape finds no room (the map keeps its shapes and halos as the only targets). */
   Map.prototype.targets = function (ids, side, vis) {
     var self = this, out = {}, placed = [];
@@ -110,12 +114,12 @@
         if (!fits(b) || !free(b)) continue;
         var s = (i * i + j * j) / 32;
         if (c[2] < side) {
-          for (var k = 0; k < ids.length; k++) {
-            if (ids[k] === nb) continue;
-            var o = this.hoods[ids[k]];
-            if (inside(o.rings, x, y)) { s = Infinity; break; }
-            s += 10 * share(b, o.rings, o.bb);
+          for (var k = 0; k < ids.length && s < Infinity; k++) {   // over no other legal shape: a tap there is its
+            if (ids[k] !== nb && boxMeets(b, this.hoods[ids[k]].rings, this.hoods[ids[k]].bb)) s = Infinity;
           }
+          s -= share(b, this.hoods[nb].rings, this.hoods[nb].bb) / 35;   // as much of its own shape as may be
+          s += 5 * this.cores(b, nb);   // and of the others' inner squares as little as may be
+          if (!this.keeps(b, nb, side * FINGER / THUMB)) s = Infinity;   // every other shape keeps a finger's room
         }
         if (s < score) { best = b; score = s; }
       }
@@ -139,7 +143,13 @@
     for (var n = 0; n < calls.length; n++) {
       var call = calls[n], nb = call.getAttribute("data-callout-of"), hd = this.hoods[nb], own = nums(call.getAttribute("data-own"));
       var text = call.querySelector(".nid");
-      this.remember(call);
+      var home = this.remember(call)[".calltag"].map(Number);
+      if (hd.core[2] * unit < SMALL && home[2] * unit <= 2.5 * TAG_FONT && this.free(home, nb, ids, boxes, placed, unit, vis)) {
+        this.home(call);   // where the drawing put it (in water where it could), as large as a finger there
+        placed.push(home);
+        out[nb] = home;
+        continue;
+      }
       if (hd.core[2] * unit >= SMALL || !this.placeTag(call, hd, ids, boxes, placed, avoid, unit, vis, out)) {
         // large on screen (or no room beside it on this screen): the number inside
         call.classList.add("inside");
@@ -148,24 +158,51 @@
     }
     return out;
   };
+  /* How many other shapes' inner squares a box meets. */
+  Map.prototype.cores = function (b, nb) {
+    var n = 0;
+    for (var o in this.hoods) {
+      var c = this.hoods[o].core;
+      if (o !== nb && c && meets(b, [c[0] - c[2] / 2, c[1] - c[2] / 2, c[2], c[2]])) n++;
+    }
+    return n;
+  };
+  Map.prototype.tagged = function (nb) { return !!this.svg.querySelector('.callout[data-callout-of="' + nb + '"]'); };
+  /* Whether every other shape keeps a square of `side` of its inner square outside the box. */
+  Map.prototype.keeps = function (b, nb, side) {
+    for (var o in this.hoods) {
+      var c = this.hoods[o].core;
+      if (o === nb || !c || this.hoods[o].g.classList.contains("off") || this.tagged(o)) continue;   // a tag is its room
+      var x0 = c[0] - c[2] / 2, y0 = c[1] - c[2] / 2, x1 = x0 + c[2], y1 = y0 + c[2];
+      if (!meets(b, [x0, y0, c[2], c[2]])) continue;
+      var room = Math.max(b[0] - x0, x1 - b[0] - b[2], b[1] - y0, y1 - b[1] - b[3]);
+      if (room < Math.min(side, c[2])) return false;
+    }
+    return true;
+  };
+  /* Whether a tag's box is on the screen and covers no legal shape (but its own), target or other tag. */
+  Map.prototype.free = function (b, nb, ids, boxes, placed, unit, vis) {
+    var gap = Math.max(GAP / unit, 4), wide = [b[0] - gap, b[1] - gap, b[2] + 2 * gap, b[3] + 2 * gap], self = this;   // its outline too
+    if (b[0] < vis[0] + gap || b[1] < vis[1] + gap || b[0] + b[2] > vis[0] + vis[2] - gap || b[1] + b[3] > vis[1] + vis[3] - gap) return false;
+    if (placed.some(function (p) { return meets(b, p, gap); })) return false;
+    if (boxes.some(function (t) { return t[0] !== nb && meets(b, t[1], gap); })) return false;
+    return ids.every(function (o) { return o === nb || !boxMeets(wide, self.hoods[o].rings, self.hoods[o].bb); });
+  };
   /* One tag beside its shape (see tags); false when there is no room for it on this screen. */
   Map.prototype.placeTag = function (call, hd, ids, boxes, placed, avoid, unit, vis, out) {
     var self = this, nb = call.getAttribute("data-callout-of"), text = call.querySelector(".nid");
-    var f = TAG_FONT / unit, w = f * 2.3, h = f * 1.55, gap = GAP / unit;
+    var f = TAG_FONT / unit, w = TAG_W / unit, h = TAG_H / unit, gap = Math.max(GAP / unit, 4);   // its halo: 3 units
     var best = null, score = Infinity, c = hd.core;
     for (var d = c[2] / 2 + Math.max(w, h) / 2 + gap; d < c[2] / 2 + 150 / unit; d += 4 / unit) {
       if (d - c[2] / 2 > score) break;   // the distance alone is worse than what is found
       for (var a = 0; a < 32; a++) {
         var x = c[0] + d * Math.cos(a * Math.PI / 16), y = c[1] + d * Math.sin(a * Math.PI / 16), b = [x - w / 2, y - h / 2, w, h];
-        if (b[0] < vis[0] + gap || b[1] < vis[1] + gap || b[0] + w > vis[0] + vis[2] - gap || b[1] + h > vis[1] + vis[3] - gap) continue;
-        if (placed.some(function (p) { return meets(b, p, gap); })) continue;
-        if (boxes.some(function (t) { return t[0] !== nb && meets(b, t[1], gap); })) continue;
-        var bad = false, s = (d - c[2] / 2) * unit, wide = [b[0] - gap, b[1] - gap, w + 2 * gap, h + 2 * gap];   // its outline too
-        for (var k = 0; k < ids.length && !bad; k++) if (ids[k] !== nb && boxMeets(wide, self.hoods[ids[k]].rings, self.hoods[ids[k]].bb)) bad = true;
-        if (bad || s >= score) continue;
+        var s = (d - c[2] / 2) * unit;
+        if (s >= score || !this.free(b, nb, ids, boxes, placed, unit, vis)) continue;
         for (var o in self.hoods) if (o !== nb && ids.indexOf(o) < 0) s += 6 * share(b, self.hoods[o].rings, self.hoods[o].bb);
         s += 4 * share(b, hd.rings, hd.bb);
         avoid.forEach(function (v) { if (meets(b, v)) s += 40; });
+        s += 200 * this.cores(b, nb);
         if (s < score) { best = b; score = s; }
       }
     }
@@ -203,15 +240,5 @@
       for (var s in c.__home) for (var j = 0; j < KEEP[s].length; j++) c.querySelector(s).setAttribute(KEEP[s][j], c.__home[s][j]);
       c.querySelector(".nid").setAttribute("data-size", c.__home[".nid"][2]);
     }
-  };
-  /* The legal shapes a tap on a target means: its own, and any other legal shape drawn under the finger (asked). */
-  Map.prototype.under = function (nb, cx, cy, legal) {
-    var m = this.svg.getScreenCTM(), pt = this.svg.createSVGPoint(), self = this;
-    if (!m || !legal) return [nb];
-    pt.x = cx; pt.y = cy;
-    var p = pt.matrixTransform(m.inverse());
-    return [nb].concat(Object.keys(legal).filter(function (o) {
-      return o !== nb && self.hoods[o] && inside(self.shape(o).rings, p.x, p.y);
-    }));
   };
 })(BoardMap);

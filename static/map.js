@@ -114,10 +114,6 @@ var BoardMap = (function () {
     var self = this;
     this.svg.addEventListener("click", function (ev) {
       var g = ev.target.closest ? ev.target.closest("[data-nb]") : null;
-      if (g && g.hasAttribute("data-target") && ask && legal) {   // a target over another legal shape's edge: asked
-        var both = self.under(g.getAttribute("data-nb"), ev.clientX, ev.clientY, legal());
-        if (both.length > 1) { ask(both); return; }
-      }
       if (g && self.hoods[g.getAttribute("data-nb")]) { cb(g.getAttribute("data-nb"), self.hoods[g.getAttribute("data-nb")]); return; }
       var near = self.nearest(ev.clientX, ev.clientY, legal ? legal() : null);
       if (near.length === 1 || (near.length > 1 && !ask)) cb(near[0], self.hoods[near[0]]);

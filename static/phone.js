@@ -95,6 +95,7 @@
     // what the screen leaves at scroll 0 above the end of the dock (or of a message under it)
     var end = ($("msg").textContent ? $("msg") : $("turn")).getBoundingClientRect(), box = svg.getBoundingClientRect();
     var h = Math.max(160, Math.floor(innerHeight - 4 - (box.top + window.pageYOffset) - (end.bottom - box.bottom)));
+    map.fit(null);   // the tags where the drawing has them, as map.around measures the call
     if (near.length > 1 && !whole) {
       svg.style.height = h + "px";
       map.look(map.around(near, box.width, h, 1.6), true);

@@ -3,7 +3,7 @@
 
 On this phone's turn every legal shape has a touch target (WCAG 2.5.5: at least 44 x 44 CSS px) on the whole board as
 zoomed to the call: a rectangle every point of which picks that shape (document.elementFromPoint, as a tap), no two
-legal shapes' targets overlapping, and a real tap at its centre opens that shape's value sheet. A small shape's number
+legal shapes' targets overlapping, none over another legal shape, and a real tap at its centre opens that shape's value sheet. A small shape's number
 stands on a tag beside it: no tag ever lies over a legal shape (the outlines are the page's own, the intersection
 computed here exactly), and a tag is drawn only where the shape is small on screen."""
 from __future__ import annotations
@@ -128,6 +128,10 @@ def check_screen(p, where: str, figures: dict) -> dict:
         for b in legal[i + 1:]:
             if a in rects and b in rects and overlap(rects[a], rects[b]):
                 problems.append(f"targets of {a} and {b} overlap")
+    for nb, rect in rects.items():   # a tap on a legal shape's drawing is always that shape's
+        over = [o for o in legal if o != nb and rect_meets_polygon(rect, outlines[o])]
+        if over:
+            problems.append(f"{nb}'s target lies over legal {over}")
     for of, rect in got["tags"]:
         over = [nb for nb in legal if nb != of and rect_meets_polygon(rect, outlines[nb])]
         if over:
