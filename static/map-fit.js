@@ -11,7 +11,7 @@
   var THUMB = 46;     // px a side: 44 and a little for the engines' rounding
   var SMALL = 36;     // px: a shape whose largest inner square is narrower carries its number on a tag
   var TAG_FONT = 14.5, GAP = 3;   // px: a tag's number (as the zoomed map's numbers, map.js legible) and its margin
-  var FINGER = 26;                 // px: what every shape keeps of its inner square beside another's target (WCAG 2.5.8: 24)
+  var FINGER = 28;                 // px: what every shape keeps of its inner square beside a target or tag (WCAG 2.5.8: 24)
   var TAG_W = 36, TAG_H = 27;     // px: a tag takes the tap for its shape (WCAG 2.5.8: 24), as on the whole board
 
   function nums(s) { return (s || "").split(" ").map(Number); }
@@ -56,6 +56,7 @@
       h.rings.forEach(function (r) { r.forEach(function (p) { x0 = Math.min(x0, p[0]); y0 = Math.min(y0, p[1]); x1 = Math.max(x1, p[0]); y1 = Math.max(y1, p[1]); }); });
       h.bb = [x0, y0, x1 - x0, y1 - y0];
       h.core = h.g.hasAttribute("data-core") ? nums(h.g.getAttribute("data-core")) : null;
+      h.tagged = !!this.svg.querySelector('.callout[data-callout-of="' + nb + '"]');
     }
     return h;
   };
@@ -65,7 +66,6 @@
   Map.prototype.fit = function (legal) {
     var svg = this.svg, old = svg.querySelector(".targets");
     if (old) old.parentNode.removeChild(old);
-    svg.classList.remove("targeting");
     var m = svg.getScreenCTM(), r = svg.getBoundingClientRect();
     if (!legal || !m || !r.width || !svg.querySelector(".nb[data-core]")) { this.home(); return null; }
     var unit = Math.sqrt(m.a * m.a + m.b * m.b) || 1, self = this;
@@ -73,31 +73,28 @@
     var right = Math.min(r.right, document.documentElement.clientWidth);
     var vis = [(r.left - m.e) / m.a, (r.top - m.f) / m.d, (right - r.left) / m.a, r.height / m.d];
     var ids = Object.keys(legal).filter(function (nb) { return self.hoods[nb] && !self.hoods[nb].g.classList.contains("off"); });
-    ids.forEach(function (nb) { self.shape(nb); });
+    Object.keys(this.hoods).forEach(function (nb) { self.shape(nb); });
     var targets = this.targets(ids, THUMB / unit, vis);
-    if (targets) {
-      var g = document.createElementNS(SVGNS, "g");
-      g.setAttribute("class", "targets");
-      Object.keys(targets).forEach(function (nb) {
-        var t = document.createElementNS(SVGNS, "rect"), b = targets[nb];
-        ["x", "y", "width", "height"].forEach(function (k, i) { t.setAttribute(k, Math.round(b[i] * 100) / 100); });
-        t.setAttribute("class", "target");
-        t.setAttribute("data-nb", nb);
-        t.setAttribute("data-target", "");
-        g.appendChild(t);
-      });
-      var hoods = svg.querySelector(".hoods");
-      hoods.parentNode.insertBefore(g, hoods.nextSibling);
-      svg.classList.add("targeting");
-    }
-    if (!targets) { this.home(); return null; }   // the shapes, halos and tags as shipped are the targets (the opening)
+    // no room for every one (the opening's whole board, every shape legal): the shapes, halos and tags as shipped
+    if (!targets) { this.home(); return null; }
+    var g = document.createElementNS(SVGNS, "g");   // over the shapes, under the tags (which keep clear of them)
+    g.setAttribute("class", "targets");
+    Object.keys(targets).forEach(function (nb) {
+      var t = document.createElementNS(SVGNS, "rect"), b = targets[nb];
+      ["x", "y", "width", "height"].forEach(function (k, i) { t.setAttribute(k, Math.round(b[i] * 100) / 100); });
+      t.setAttribute("class", "target");
+      t.setAttribute("data-nb", nb);
+      g.appendChild(t);
+    });
+    var hoods = svg.querySelector(".hoods");
+    hoods.parentNode.insertBefore(g, hoods.nextSibling);
     return { targets: targets, tags: this.tags(ids, targets, unit, vis) };
   };
 
   /* A square of `side` for each legal shape: inside the shape where its inner square holds one, else around its inner
      square, the smallest shapes first, over as much of its own shape as may be and over no other legal shape (a tap
      there is always that shape's); no two overlapping.
-     null when some shape finds no room (the map keeps its shapes and halos as the only targets). */
+     null when some shape finds no room. */
   Map.prototype.targets = function (ids, side, vis) {
     var self = this, out = {}, placed = [];
     function fits(b) { return b[0] >= vis[0] && b[1] >= vis[1] && b[0] + b[2] <= vis[0] + vis[2] && b[1] + b[3] <= vis[1] + vis[3]; }
@@ -139,7 +136,6 @@
     this.svg.querySelectorAll(".hoods .nid, .slots .piece, .features .statue").forEach(function (e) {
       try { var bb = e.getBBox(); avoid.push([bb.x, bb.y, bb.width, bb.height]); } catch (err) { /* not drawn */ }
     });
-    Object.keys(this.hoods).forEach(function (nb) { self.shape(nb); });
     for (var n = 0; n < calls.length; n++) {
       var call = calls[n], nb = call.getAttribute("data-callout-of"), hd = this.hoods[nb], own = nums(call.getAttribute("data-own"));
       var text = call.querySelector(".nid");
@@ -167,12 +163,11 @@
     }
     return n;
   };
-  Map.prototype.tagged = function (nb) { return !!this.svg.querySelector('.callout[data-callout-of="' + nb + '"]'); };
   /* Whether every other shape keeps a square of `side` of its inner square outside the box. */
   Map.prototype.keeps = function (b, nb, side) {
     for (var o in this.hoods) {
       var c = this.hoods[o].core;
-      if (o === nb || !c || this.hoods[o].g.classList.contains("off") || this.tagged(o)) continue;   // a tag is its room
+      if (o === nb || !c || this.hoods[o].g.classList.contains("off") || this.hoods[o].tagged) continue;   // a tag is its room
       var x0 = c[0] - c[2] / 2, y0 = c[1] - c[2] / 2, x1 = x0 + c[2], y1 = y0 + c[2];
       if (!meets(b, [x0, y0, c[2], c[2]])) continue;
       var room = Math.max(b[0] - x0, x1 - b[0] - b[2], b[1] - y0, y1 - b[1] - b[3]);
@@ -180,12 +175,14 @@
     }
     return true;
   };
-  /* Whether a tag's box is on the screen and covers no legal shape (but its own), target or other tag. */
+  /* Whether a tag's box is on the screen and covers no legal shape (but its own), target or other tag, and leaves
+     every other shape a finger's room. */
   Map.prototype.free = function (b, nb, ids, boxes, placed, unit, vis) {
     var gap = Math.max(GAP / unit, 4), wide = [b[0] - gap, b[1] - gap, b[2] + 2 * gap, b[3] + 2 * gap], self = this;   // its outline too
     if (b[0] < vis[0] + gap || b[1] < vis[1] + gap || b[0] + b[2] > vis[0] + vis[2] - gap || b[1] + b[3] > vis[1] + vis[3] - gap) return false;
     if (placed.some(function (p) { return meets(b, p, gap); })) return false;
     if (boxes.some(function (t) { return t[0] !== nb && meets(b, t[1], gap); })) return false;
+    if (!this.keeps(wide, nb, FINGER / unit)) return false;   // every other shape keeps a finger's room
     return ids.every(function (o) { return o === nb || !boxMeets(wide, self.hoods[o].rings, self.hoods[o].bb); });
   };
   /* One tag beside its shape (see tags); false when there is no room for it on this screen. */
