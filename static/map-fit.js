@@ -163,11 +163,14 @@
     }
     return n;
   };
-  /* Whether every other shape keeps a square of `side` of its inner square outside the box. */
+  /* Whether every other shape keeps its piece's spot and a square of `side` of its inner square outside the box (a
+     small shape with a tag: its tag). */
   Map.prototype.keeps = function (b, nb, side) {
     for (var o in this.hoods) {
-      var c = this.hoods[o].core;
-      if (o === nb || !c || this.hoods[o].g.classList.contains("off") || this.hoods[o].tagged) continue;   // a tag is its room
+      var c = this.hoods[o].core, h = this.hoods[o];
+      if (o === nb || !c || h.g.classList.contains("off")) continue;
+      if (h.tagged) continue;   // a tag is its room
+      if (h.x > b[0] && h.x < b[0] + b[2] && h.y > b[1] && h.y < b[1] + b[3]) return false;   // its piece's spot
       var x0 = c[0] - c[2] / 2, y0 = c[1] - c[2] / 2, x1 = x0 + c[2], y1 = y0 + c[2];
       if (!meets(b, [x0, y0, c[2], c[2]])) continue;
       var room = Math.max(b[0] - x0, x1 - b[0] - b[2], b[1] - y0, y1 - b[1] - b[3]);
