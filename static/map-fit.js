@@ -15,7 +15,17 @@
   var TAG_W = 36, TAG_H = 27;     // px: a tag takes the tap for its shape (WCAG 2.5.8: 24), as on the whole board
 
   function nums(s) { return (s || "").split(" ").map(Number); }
-  function inside(rs, x, y) { return Map.distance(rs, x, y) === 0; }
+  function inside(rs, x, y) {   // even-odd, as map.js distance() without the distances
+    var c = false;
+    for (var i = 0; i < rs.length; i++) {
+      var r = rs[i];
+      for (var k = 0, j = r.length - 1; k < r.length; j = k++) {
+        var a = r[j], b = r[k];
+        if ((a[1] > y) !== (b[1] > y) && x < a[0] + (y - a[1]) * (b[0] - a[0]) / (b[1] - a[1])) c = !c;
+      }
+    }
+    return c;
+  }
   function meets(a, b, gap) {   // two boxes [x, y, w, h]
     gap = gap || 0;
     return a[0] < b[0] + b[2] + gap && b[0] < a[0] + a[2] + gap && a[1] < b[1] + b[3] + gap && b[1] < a[1] + a[3] + gap;
@@ -40,12 +50,12 @@
     }
     return false;
   }
-  /* How much of a box lies in a shape: of 7 x 5 points. */
+  /* How much of a box lies in a shape: of 5 x 3 points (as many as of 35). */
   function share(b, rs, bb) {
     if (bb && !meets(b, bb)) return 0;
     var n = 0;
-    for (var i = 0; i < 7; i++) for (var j = 0; j < 5; j++) if (inside(rs, b[0] + b[2] * (i + 0.5) / 7, b[1] + b[3] * (j + 0.5) / 5)) n++;
-    return n;
+    for (var i = 0; i < 5; i++) for (var j = 0; j < 3; j++) if (inside(rs, b[0] + b[2] * (i + 0.5) / 5, b[1] + b[3] * (j + 0.5) / 3)) n++;
+    return n * 35 / 15;
   }
 
   Map.prototype.shape = function (nb) {
@@ -193,17 +203,16 @@
     var self = this, nb = call.getAttribute("data-callout-of"), text = call.querySelector(".nid");
     var f = TAG_FONT / unit, w = TAG_W / unit, h = TAG_H / unit, gap = Math.max(GAP / unit, 4);   // its halo: 3 units
     var best = null, score = Infinity, c = hd.core;
-    for (var d = c[2] / 2 + Math.max(w, h) / 2 + gap; d < c[2] / 2 + 150 / unit; d += 4 / unit) {
-      if (d - c[2] / 2 > score) break;   // the distance alone is worse than what is found
-      for (var a = 0; a < 32; a++) {
-        var x = c[0] + d * Math.cos(a * Math.PI / 16), y = c[1] + d * Math.sin(a * Math.PI / 16), b = [x - w / 2, y - h / 2, w, h];
-        var s = (d - c[2] / 2) * unit;
-        if (s >= score || !this.free(b, nb, ids, boxes, placed, unit, vis)) continue;
+    for (var d = c[2] / 2 + Math.max(w, h) / 2 + gap; d < c[2] / 2 + 120 / unit; d += 6 / unit) {
+      if ((d - c[2] / 2) * unit > score) break;   // the distance alone is worse than what is found
+      for (var a = 0; a < 20; a++) {
+        var x = c[0] + d * Math.cos(a * Math.PI / 10), y = c[1] + d * Math.sin(a * Math.PI / 10), b = [x - w / 2, y - h / 2, w, h];
+        var s = (d - c[2] / 2) * unit + 200 * this.cores(b, nb);   // the cheap parts of the cost first
+        for (var v = 0; v < avoid.length; v++) if (meets(b, avoid[v])) s += 40;
+        if (s >= score) continue;
         for (var o in self.hoods) if (o !== nb && ids.indexOf(o) < 0) s += 6 * share(b, self.hoods[o].rings, self.hoods[o].bb);
         s += 4 * share(b, hd.rings, hd.bb);
-        avoid.forEach(function (v) { if (meets(b, v)) s += 40; });
-        s += 200 * this.cores(b, nb);
-        if (s < score) { best = b; score = s; }
+        if (s < score && this.free(b, nb, ids, boxes, placed, unit, vis)) { best = b; score = s; }
       }
     }
     if (!best) return false;

@@ -363,6 +363,5 @@ var BoardMap = (function () {
   }
 
   Map.rings = rings;          // for static/map-fit.js
-  Map.distance = distance;
   return Map;
 })();
