@@ -1,11 +1,16 @@
 """The phone's map under a thumb, its tags and its touch targets (issue 37), in Chromium, WebKit and Gecko at 320x568
 (and Chromium at 390x844), measured from rectangles on the rendered page (no pixel scan).
 
-On this phone's turn every legal shape has a touch target (WCAG 2.5.5: at least 44 x 44 CSS px) on the whole board as
-zoomed to the call: a rectangle every point of which picks that shape (document.elementFromPoint, as a tap), no two
-legal shapes' targets overlapping, none over another legal shape, and a real tap at its centre opens that shape's value sheet. A small shape's number
-stands on a tag beside it: no tag ever lies over a legal shape (the outlines are the page's own, the intersection
-computed here exactly), and a tag is drawn only where the shape is small on screen."""
+On this phone's outbid turn every legal shape has a touch target (WCAG 2.5.5: at least 44 x 44 CSS px) on the whole
+board as zoomed to the call: a rectangle every point of which picks that shape (document.elementFromPoint, as a tap),
+no two legal shapes' targets overlapping, none over another legal shape, and a real tap at its centre opens that
+shape's value sheet. A small shape's number stands on a tag beside it: no tag ever lies over a legal shape (the
+outlines are the page's own, the intersection computed here exactly), and a tag is drawn only where the shape is small
+on screen.
+
+Not the opening turn's whole board, where every one of the 55 shapes is legal: at 320 px a unit is 0.46 px, 47 shapes
+are under 44 px with their halos, and 55 squares of 44 px would take 72% of the board; there the map keeps its shapes,
+halos and tags as shipped (test_pages_thumb: every shape a 24 px square)."""
 from __future__ import annotations
 
 import json
