@@ -1,10 +1,6 @@
-/* The phone's map on this phone's turn (issue 37), fitted to the screen as it is drawn now (whole board or zoomed):
-   - every legal shape has a touch target at least a thumb square (WCAG 2.5.5: 44 CSS px): its largest inner square
-     (templates/_map.html data-core, computed offline by tools/boardmap.py) where that is large enough, else a square
-     around it reaching into the street, water or shapes one may not bid on, never over another legal shape;
-   - a small shape's number stands on a tag only where the shape is small on screen (elsewhere inside the shape), the
-     tag placed where it covers no legal shape and no target, with a line to its shape.
-   Geometry is exact, in map units (outlines as segments): every engine places the same. */
+/* The phone's map on its turn (issue 37), as drawn now: each legal shape's touch target, a thumb square (WCAG 2.5.5:
+   44 px; its inner square, data-core from tools/boardmap.py, or a square around it) over no other legal shape; a small
+   shape's number on a tag only where it is small on screen, the tag over no legal shape or target. */
 "use strict";
 (function (Map) {
   var SVGNS = "http://www.w3.org/2000/svg";
@@ -15,7 +11,7 @@
   var TAG_W = 36, TAG_H = 27;     // px: a tag takes the tap for its shape (WCAG 2.5.8: 24), as on the whole board
 
   function nums(s) { return (s || "").split(" ").map(Number); }
-  function inside(rs, x, y) {   // even-odd, as map.js distance() without the distances
+  function inside(rs, x, y) {
     var c = false;
     for (var i = 0; i < rs.length; i++) {
       var r = rs[i];
@@ -26,7 +22,7 @@
     }
     return c;
   }
-  function meets(a, b, gap) {   // two boxes [x, y, w, h]
+  function meets(a, b, gap) {
     gap = gap || 0;
     return a[0] < b[0] + b[2] + gap && b[0] < a[0] + a[2] + gap && a[1] < b[1] + b[3] + gap && b[1] < a[1] + a[3] + gap;
   }
@@ -71,15 +67,14 @@
     return h;
   };
 
-  /* legal: {nb: ...} on this phone's turn (targets and tags fitted to the screen as drawn now), or null (the map as
-     shipped). Returns {targets: {nb: box}, tags: {nb: box}} in map units, or null. */
+
   Map.prototype.fit = function (legal) {
     var svg = this.svg, old = svg.querySelector(".targets");
     if (old) old.parentNode.removeChild(old);
     var m = svg.getScreenCTM(), r = svg.getBoundingClientRect();
     if (!legal || !m || !r.width || !svg.querySelector(".nb[data-core]")) { this.home(); return null; }
     var unit = Math.sqrt(m.a * m.a + m.b * m.b) || 1, self = this;
-    // what the screen shows of the map, in map units
+
     var right = Math.min(r.right, document.documentElement.clientWidth);
     var vis = [(r.left - m.e) / m.a, (r.top - m.f) / m.d, (right - r.left) / m.a, r.height / m.d];
     var ids = Object.keys(legal).filter(function (nb) { return self.hoods[nb] && !self.hoods[nb].g.classList.contains("off"); });
@@ -87,7 +82,7 @@
     var targets = this.targets(ids, THUMB / unit, vis);
     // no room for every one (the opening's whole board, every shape legal): the shapes, halos and tags as shipped
     if (!targets) { this.home(); return null; }
-    var g = document.createElementNS(SVGNS, "g");   // over the shapes, under the tags (which keep clear of them)
+    var g = document.createElementNS(SVGNS, "g");
     g.setAttribute("class", "targets");
     Object.keys(targets).forEach(function (nb) {
       var t = document.createElementNS(SVGNS, "rect"), b = targets[nb];
@@ -101,10 +96,7 @@
     return { targets: targets, tags: this.tags(ids, targets, unit, vis) };
   };
 
-  /* A square of `side` for each legal shape: inside the shape where its inner square holds one, else around its inner
-     square, the smallest shapes first, over as much of its own shape as may be and over no other legal shape (a tap
-     there is always that shape's); no two overlapping.
-     null when some shape finds no room. */
+
   Map.prototype.targets = function (ids, side, vis) {
     var self = this, out = {}, placed = [];
     function fits(b) { return b[0] >= vis[0] && b[1] >= vis[1] && b[0] + b[2] <= vis[0] + vis[2] && b[1] + b[3] <= vis[1] + vis[3]; }
@@ -121,10 +113,10 @@
         if (!fits(b) || !free(b)) continue;
         var s = (i * i + j * j) / 32;
         if (c[2] < side) {
-          for (var k = 0; k < ids.length && s < Infinity; k++) {   // over no other legal shape: a tap there is its
+          for (var k = 0; k < ids.length && s < Infinity; k++) {
             if (ids[k] !== nb && boxMeets(b, this.hoods[ids[k]].rings, this.hoods[ids[k]].bb)) s = Infinity;
           }
-          s -= share(b, this.hoods[nb].rings, this.hoods[nb].bb) / 35;   // as much of its own shape as may be
+          s -= share(b, this.hoods[nb].rings, this.hoods[nb].bb) / 35;
           s += 5 * this.cores(b, nb);   // and of the others' inner squares as little as may be
           if (!this.keeps(b, nb, side * FINGER / THUMB)) s = Infinity;   // every other shape keeps a finger's room
         }
@@ -137,12 +129,11 @@
     return out;
   };
 
-  /* Each tag where its shape is small on screen: beside it, over no legal shape, target or other tag, in the street or
-     water where there is room; elsewhere its number inside the shape. Returns {nb: box} of the tags drawn. */
+
   Map.prototype.tags = function (ids, targets, unit, vis) {
     var self = this, out = {}, placed = [], calls = this.svg.querySelectorAll(".callout[data-own]");
     var boxes = Object.keys(targets).map(function (nb) { return [nb, targets[nb]]; });
-    var avoid = [];   // numbers, pieces and statues a tag had better not cover
+    var avoid = [];
     this.svg.querySelectorAll(".hoods .nid, .slots .piece, .features .statue").forEach(function (e) {
       try { var bb = e.getBBox(); avoid.push([bb.x, bb.y, bb.width, bb.height]); } catch (err) { /* not drawn */ }
     });
@@ -151,13 +142,13 @@
       var text = call.querySelector(".nid");
       var home = this.remember(call)[".calltag"].map(Number);
       if (hd.core[2] * unit < SMALL && home[2] * unit <= 2.5 * TAG_FONT && this.free(home, nb, ids, boxes, placed, unit, vis)) {
-        this.home(call);   // where the drawing put it (in water where it could), as large as a finger there
+        this.home(call);
         placed.push(home);
         out[nb] = home;
         continue;
       }
       if (hd.core[2] * unit >= SMALL || !this.placeTag(call, hd, ids, boxes, placed, avoid, unit, vis, out)) {
-        // large on screen (or no room beside it on this screen): the number inside
+
         call.classList.add("inside");
         set(text, { x: own[0], y: own[1], "font-size": own[2], "data-size": own[2] });
       }
@@ -173,13 +164,12 @@
     }
     return n;
   };
-  /* Whether every other shape keeps its piece's spot and a square of `side` of its inner square outside the box (a
-     small shape with a tag: its tag). */
+
   Map.prototype.keeps = function (b, nb, side) {
     for (var o in this.hoods) {
       var c = this.hoods[o].core, h = this.hoods[o];
       if (o === nb || !c || h.g.classList.contains("off")) continue;
-      if (h.tagged) continue;   // a tag is its room
+      if (h.tagged) continue;
       if (h.x > b[0] && h.x < b[0] + b[2] && h.y > b[1] && h.y < b[1] + b[3]) return false;   // its piece's spot
       var x0 = c[0] - c[2] / 2, y0 = c[1] - c[2] / 2, x1 = x0 + c[2], y1 = y0 + c[2];
       if (!meets(b, [x0, y0, c[2], c[2]])) continue;
@@ -188,10 +178,9 @@
     }
     return true;
   };
-  /* Whether a tag's box is on the screen and covers no legal shape (but its own), target or other tag, and leaves
-     every other shape a finger's room. */
+
   Map.prototype.free = function (b, nb, ids, boxes, placed, unit, vis) {
-    var gap = Math.max(GAP / unit, 4), wide = [b[0] - gap, b[1] - gap, b[2] + 2 * gap, b[3] + 2 * gap], self = this;   // its outline too
+    var gap = Math.max(GAP / unit, 4), wide = [b[0] - gap, b[1] - gap, b[2] + 2 * gap, b[3] + 2 * gap], self = this;
     if (b[0] < vis[0] + gap || b[1] < vis[1] + gap || b[0] + b[2] > vis[0] + vis[2] - gap || b[1] + b[3] > vis[1] + vis[3] - gap) return false;
     if (placed.some(function (p) { return meets(b, p, gap); })) return false;
     if (boxes.some(function (t) { return t[0] !== nb && meets(b, t[1], gap); })) return false;
@@ -204,10 +193,10 @@
     var f = TAG_FONT / unit, w = TAG_W / unit, h = TAG_H / unit, gap = Math.max(GAP / unit, 4);   // its halo: 3 units
     var best = null, score = Infinity, c = hd.core;
     for (var d = c[2] / 2 + Math.max(w, h) / 2 + gap; d < c[2] / 2 + 120 / unit; d += 6 / unit) {
-      if ((d - c[2] / 2) * unit > score) break;   // the distance alone is worse than what is found
+      if ((d - c[2] / 2) * unit > score) break;
       for (var a = 0; a < 20; a++) {
         var x = c[0] + d * Math.cos(a * Math.PI / 10), y = c[1] + d * Math.sin(a * Math.PI / 10), b = [x - w / 2, y - h / 2, w, h];
-        var s = (d - c[2] / 2) * unit + 200 * this.cores(b, nb);   // the cheap parts of the cost first
+        var s = (d - c[2] / 2) * unit + 200 * this.cores(b, nb);
         for (var v = 0; v < avoid.length; v++) if (meets(b, avoid[v])) s += 40;
         if (s >= score) continue;
         for (var o in self.hoods) if (o !== nb && ids.indexOf(o) < 0) s += 6 * share(b, self.hoods[o].rings, self.hoods[o].bb);
