@@ -34,24 +34,38 @@ def page_keys(ui_keys, text: str) -> list[str]:
     return sorted(k for k in ui_keys if k in named or k.startswith(tuple(starts)) or k.endswith(tuple(ends)))
 
 
-def render(keys: list[str]) -> str:
-    lines = ['"""The UI strings the pages\' scripts can ask for: made by tools/page_strings.py from static/*.js."""',
-             "", "PAGE_KEYS = frozenset({"]
-    line = "   "
+def _set(keys: list[str], indent: str = "   ") -> list[str]:
+    lines, line = [], indent
     for k in keys:
         item = f' "{k}",'
         if len(line) + len(item) > 116:
             lines.append(line)
-            line = "   "
+            line = indent
         line += item
-    lines += [line, "})", ""]
+    return lines + [line]
+
+
+def render(keys: list[str], by_script: dict[str, list[str]] | None = None) -> str:
+    """PAGE_KEYS: every script's keys; SCRIPT_KEYS: each script's own, so a page carries only what its scripts
+    can ask for (the phone's page, whose 60 KB budget the others' strings would cost 1.2 KB gzipped of)."""
+    lines = ['"""The UI strings the pages\' scripts can ask for: made by tools/page_strings.py from static/*.js."""',
+             "", "PAGE_KEYS = frozenset({", *_set(keys), "})", ""]
+    if by_script:
+        lines.append("SCRIPT_KEYS = {")
+        for name, own in sorted(by_script.items()):
+            lines += [f'    "{name}": frozenset({{', *_set(own, "       "), "    }),"]
+        lines += ["}", ""]
     return "\n".join(lines)
+
+
+def by_script(ui_keys) -> dict[str, list[str]]:
+    return {p.name: page_keys(ui_keys, p.read_text("utf-8")) for p in sorted((ROOT / "static").glob("*.js"))}
 
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
     from companion.lang.strings import UI
-    OUT.write_text(render(page_keys(UI, scripts())), "utf-8")
+    OUT.write_text(render(page_keys(UI, scripts()), by_script(UI)), "utf-8")
     print(f"{OUT.relative_to(ROOT)}: written")
     return 0
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from companion.game.errors import MESSAGES
 from companion.lang import catalogs, strings
-from companion.lang.page_keys import PAGE_KEYS
+from companion.lang.page_keys import PAGE_KEYS, SCRIPT_KEYS
 
 DEFAULT = "en"
 
@@ -168,18 +168,25 @@ _PLAY_CODES = ("game_over", "unknown_player", "not_your_turn", "already_passed",
                "unknown_neighborhood", "district_removed", "already_built", "already_bid", "bad_value", "value_built",
                "value_on_board", "too_low", "not_adjacent", "across_water")
 
+@lru_cache(maxsize=None)
+def _keys_of(scripts: tuple[str, ...]) -> frozenset:
+    return frozenset().union(*(SCRIPT_KEYS[name] for name in scripts))
+
+
 # The rule sentences a phone says at the moment of a refused tap, without asking the server.
 TAP_RULES = ("not_your_turn", "already_passed", "game_over", "district_removed", "already_built", "already_bid",
              "not_adjacent", "across_water", "too_low", "value_built", "value_on_board", "start_cannot_pass")
 
 
-def js_strings(lang: str) -> dict:
+def js_strings(lang: str, scripts: tuple[str, ...] = ()) -> dict:
     """Everything the page scripts need in one language: the UI strings they ask for (plural ones as lists of forms,
-    with the catalog's Plural-Forms expression and each one's count parameter), game terms and tap refusals."""
+    with the catalog's Plural-Forms expression and each one's count parameter), game terms and tap refusals.
+    `scripts`: the page's own scripts, whose strings alone it carries (else every script's)."""
     lang = _lang(lang)
     # Only what a script can ask for (page_keys.py): the server's own sentences stay on the server (3.5 KB of 8.3).
+    keys = _keys_of(scripts) if scripts else PAGE_KEYS
     ui = {key: list(text) if isinstance(text, tuple) else text for key, text in _tables().UI[lang].items()
-          if key in PAGE_KEYS}
+          if key in keys}
     rules = {c: _tables().RULES[lang][c] for c in TAP_RULES}
     return {"ui": ui, "terms": dict(_tables().TERMS[lang]), "lang": lang, "rules": rules,
             "plural": plural_expr(lang), "counts": COUNTS}

@@ -18,16 +18,25 @@ def view_response(text: str) -> Response:
     return Response(text, mimetype="application/json")
 
 
+# The phone's page scripts, in the order its template loads them (phone.html loops over this list): its strings are
+# theirs alone (socket.js is written into the page). The other pages carry every script's strings.
+SCRIPTS = {"phone": ("map.js", "map-fit.js", "app.js", "glance.js", "board-steps.js", "phone.js", "evening.js",
+                     "review.js")}
+
+
 def page_context(page: str, **extra) -> dict:
     """What every page's template is given: its language, its strings, the map, and the storage notice."""
     lang = i18n.pick_lang(request)
+    scripts = SCRIPTS.get(page, ())
     # The Pi's levels a host may choose go with the strings: the pages offer what the table accepts, never a list
     # of their own.
-    strings = dict(i18n.js_strings(lang), levels=list(current_table().pi_levels))
+    strings = dict(i18n.js_strings(lang, scripts + ("socket.js",) if scripts else ()),
+                   levels=list(current_table().pi_levels))
     return {"page": page, "lang": lang, "langs": [(code, i18n.t(code, "lang_name")) for code in i18n.LANGS],
             "_": lambda key, **p: i18n.t(lang, key, **p), "term": lambda w: i18n.term(lang, w),
             "strings": strings, "map": shipped(page != "table"), "kinds": KINDS, "token_kinds": TOKEN_KINDS,
-            "colors": COLORS, "pi_levels": strings["levels"], "storage": storage_notice(lang), **extra}
+            "colors": COLORS, "pi_levels": strings["levels"], "storage": storage_notice(lang), "scripts": scripts,
+            **extra}
 
 
 def storage_notice(lang: str) -> Optional[str]:
