@@ -221,7 +221,8 @@ def test_the_first_game_hint_names_the_bid_on_the_board_on_the_new_player_s_own_
     # Now the other player's turn: the hint names the opener's bid, read from the board, in that phone's language.
     second.wait_seq(view["seq"] + 1)
     second.page.wait_for_selector("#first-hint:not([hidden])")
-    who = phones[opener].name
+    # Named as every screen names a person: name with colour ("Ann (Blau)"), in that phone's language.
+    who = f"{phones[opener].name} ({i18n.term(lang[other], opener).capitalize()})"
     assert hint(second) == i18n.t(lang[other], "hint_outbid", player=who, value=4, nb=nb)
     assert hint(first) == ""
     shots_at(second, "phone-first-hint-outbid", PHONES)
