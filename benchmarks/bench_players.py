@@ -54,14 +54,20 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", action="append", help="run only these names (repeatable)")
     ap.add_argument("--progress", help="a folder: each run appends a line per game to <name>.jsonl there")
+    ap.add_argument("--table", help="a --progress folder: print the table from the games played so far, play none")
     args = ap.parse_args()
     rows = []
     for name, players, mode, seats, op, target in RUNS:
         if args.only and name not in args.only:
             continue
-        progress = str(Path(args.progress) / f"{name}.jsonl") if args.progress else None
-        result = run(players, mode, seats, args.games, args.seed, progress)
-        print(json.dumps({"run": name, **result}), flush=True)
+        if args.table:
+            result = so_far(Path(args.table) / f"{name}.jsonl")
+            if result is None:
+                continue
+        else:
+            progress = str(Path(args.progress) / f"{name}.jsonl") if args.progress else None
+            result = run(players, mode, seats, args.games, args.seed, progress)
+            print(json.dumps({"run": name, **result}), flush=True)
         first = result["seats"][0]
         rate = first["win_rate"]
         met = {">=": rate >= target, ">": rate > target, "<": rate < target}[op]
@@ -78,6 +84,14 @@ def main() -> int:
               f"{first['decision_ms']['median']}, {first['decision_ms']['p99']} / "
               f"{second['decision_ms']['median']}, {second['decision_ms']['p99']} |")
     return 0 if all(r[7] and r[8] == 0 for r in rows) else 1
+
+
+def so_far(path: Path) -> dict | None:
+    """The last summary a --progress file holds (a run still going, or cut short), None without one."""
+    if not path.exists():
+        return None
+    lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    return lines[-1] if lines and "seats" in lines[-1] else None
 
 
 def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
