@@ -43,9 +43,9 @@ MC = Budget(playouts=320)
 # The review's judge (players.appraise): the strong of issue 40's first round, kept as it was so that a 4-player
 # Expert game's review stays within 30 s of CPU (docs/BENCHMARKS.md) and a hint's wait where it is.
 REVIEW = Budget(playouts=240, worlds=24, keep=8, potential=0.5, win=10.0, eps=0.1, halving=True)
-# strong: a third more playouts than the review, and rollouts whose seats also outbid to take a standing bid's points
-# from its bidder (`deny`), as strong0 does; without it the rollouts let a rival's good bid stand whenever the
-# outbid brought the seat nothing itself.
+# strong: a third more playouts than the review, and at two seats rollouts whose seats also outbid to take a standing
+# bid's points from its bidder (`deny`), as strong0 does; without it the rollouts let a rival's good bid stand
+# whenever the outbid brought the seat nothing itself. At 3 and 4 seats strong_budget gives exactly the review's.
 STRONG = REVIEW.but(playouts=320, deny=1.0, seats=(120, 80))
 
 
@@ -202,7 +202,9 @@ def strong_budget(seen: State, base: Budget = STRONG) -> Budget:
     n = len(seen.setup.seats)
     if n <= 2:
         return base
-    return base.but(playouts=base.seats[n - 3] if base.seats else base.playouts // (n - 1))
+    # Denial is for two seats: with more, taking a standing bid's points from its bidder helps every other seat as
+    # much as the one who pays for it, and it was measured only at two (at 3 and 4 seats strong is the review's).
+    return base.but(playouts=base.seats[n - 3] if base.seats else base.playouts // (n - 1), deny=0.0)
 
 
 def strong(seen: State, color: str, rng: random.Random) -> Action:
