@@ -1,7 +1,7 @@
 """How strong the Pi's players are: issue 32's tournaments through the real `companion tournament`, one at a time.
 
 Run: nice -n 10 .venv/bin/python benchmarks/bench_players.py [--games 400] [--seed 1] [--only 2p-expert-strong-greedy]
-Targets (issue 40, item 6): strong beats mc (the Monte Carlo baseline, given about strong's CPU a decision: mc@370
+Targets (issue 40, item 6): strong beats mc (the Monte Carlo baseline, given about strong's CPU a decision: mc@440
 beside strong's 320 playouts, 2 seats) >= 60% and
 strong0 (issue 32's strong, frozen) >= 80% of 2p Expert games; strong beats greedy >= 95% (2p Expert and Family) and
 wins >= 60% of 4p Expert against three greedy; normal between greedy and strong; easy beats random >= 80% and loses
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # name, players, mode, seats, what the first seat must reach (win rate), and how it is compared
 RUNS = (   # the most telling first (issue 40, item 6): each line prints as it finishes
-    ("2p-expert-strong-mc", 2, "expert", "strong,mc@370", ">=", 0.60),     # mc's playouts: about strong's CPU
+    ("2p-expert-strong-mc", 2, "expert", "strong,mc@440", ">=", 0.60),     # mc's playouts: about strong's CPU
     ("2p-expert-strong-strong0", 2, "expert", "strong,strong0", ">=", 0.80),
     ("2p-expert-strong-greedy", 2, "expert", "strong,greedy", ">=", 0.95),
     ("2p-family-strong-greedy", 2, "family", "strong,greedy", ">=", 0.95),

@@ -215,16 +215,17 @@ def strong(seen: State, color: str, rng: random.Random) -> Action:
 
 
 def with_playouts(level: str, playouts: int):
-    """mc or strong with another playout budget (the rest of its budget unchanged)."""
-    base = MC if level == "mc" else STRONG
-    return strong_with(base.but(playouts=playouts), weigh_mc if level == "mc" else weigh_strong)
+    """mc or strong with `playouts` at any table (the rest of its budget unchanged; strong denies at two seats only)."""
+    if level == "mc":
+        return strong_with(MC.but(playouts=playouts), weigh_mc)
+    return strong_with(STRONG.but(playouts=playouts, seats=(playouts, playouts)), by_seats=True)
 
 
-def strong_with(budget: Budget, weigh=weigh_strong):
-    """A player deciding by `weigh` with `budget` (strong's way by default)."""
+def strong_with(budget: Budget, weigh=weigh_strong, by_seats: bool = False):
+    """A player deciding by `weigh` with `budget` (strong's way by default; `by_seats`: through strong_budget)."""
     def player(seen: State, color: str, rng: random.Random) -> Action:
         legal = legal_actions(seen, load_board())
         if len(legal) == 1:
             return next(iter(legal))
-        return _best(weigh(seen, color, rng, budget))
+        return _best(weigh(seen, color, rng, strong_budget(seen, budget) if by_seats else budget))
     return player
