@@ -216,7 +216,11 @@ def test_an_unknown_level_is_refused():
 
 # --- appraise: what strong's candidates are worth, for the review and the hints ----------------------------------
 
-def test_appraise_argmax_is_strongs_move_legal_deterministic_and_blind_to_the_others_cards():
+def test_appraise_argmax_is_the_review_budgets_move_legal_deterministic_and_blind_to_the_others_cards():
+    # The review judges with its own budget (montecarlo.REVIEW, the strong of issue 40's first round), so that a
+    # game's review stays within its CPU while strong plays with more: appraise's argmax is the move strong would
+    # play at that budget.
+    from companion.players import montecarlo
     from companion.players.appraise import appraise
     checked = 0
     for i, state in enumerate(positions(3, seed=41)):
@@ -229,12 +233,26 @@ def test_appraise_argmax_is_strongs_move_legal_deterministic_and_blind_to_the_ot
         assert all(isinstance(v, float) for v in values.values())
         best = max(values, key=values.get)
         plain = appraise(seen, color, random.Random(i))
-        assert max(plain, key=plain.get) == play(seen, color, "strong", random.Random(i)), i
+        review = montecarlo.strong_budget(seen, montecarlo.REVIEW)
+        assert max(plain, key=plain.get) == montecarlo.strong_with(review)(seen, color, random.Random(i)), i
         assert appraise(seen, color, random.Random(i), include=[first]) == values      # deterministic
         for cards in other_hands(state, color):                                         # reads no hidden card
             assert appraise(with_other_cards(state, color, cards), color, random.Random(i), include=[first]) == values
         checked += best in legal
     assert checked == 3
+
+
+def test_at_three_and_four_seats_strong_plays_the_move_the_review_rates_best():
+    # At 3 and 4 seats strong's budget is the review's (montecarlo.strong_budget: 120 and 80 playouts, no denial),
+    # so the review of a 4-player game (docs/BENCHMARKS.md) judges with strong's very search; at 2 strong plays with
+    # more than the review (320 playouts and denial) and may differ.
+    from companion.players.appraise import appraise
+    for players_ in (3, 4):
+        for i, state in enumerate(positions(3, seed=43, players=players_, mode="expert")):
+            color = state.to_act_color
+            seen = hide(state, color)
+            values = appraise(seen, color, random.Random(i))
+            assert max(values, key=values.get) == play(seen, color, "strong", random.Random(i)), (players_, i)
 
 
 def test_appraise_refuses_an_illegal_include_and_a_seat_not_to_act():
@@ -261,7 +279,7 @@ def test_the_fast_playout_keeps_the_rules_and_scores_as_game_scoring_does():
         state = new_game(setup)
         cards = [(s.area, s.neighborhood) for s in setup.seats]
         sim = Sim.from_state(state, cards, BOARD)
-        sim.potential = rng.random()
+        sim.potential, sim.deny = rng.random(), rng.choice((0.0, 1.0))
         while not state.finished:
             assert sim.to_act == state.to_act
             seat, color = state.to_act, state.to_act_color
@@ -284,11 +302,14 @@ def test_the_fast_playout_keeps_the_rules_and_scores_as_game_scoring_does():
 
 def policy_by_gain(sim, s):
     """The playout policy as fast.py first wrote it: the lowest legal value, each open neighborhood's Sim.gain, the
-    first of the best (in the board's order) above 0 in a call (else pass), above -99 when opening one."""
+    first of the best (in the board's order) above 0 in a call (else pass), above -99 when opening one. With
+    `deny`, a call's floor is minus `deny` times what the standing bid would bring its bidder: a seat also outbids
+    to take those points away."""
     h = sim.hands[s]
     if sim.call:
-        _, last, lv = sim.call[-1]
-        opts, v, best, best_g = sim.room(last), min(x for x in h if x > lv), None, 0.0
+        leader, last, lv = sim.call[-1]
+        floor = -sim.deny * sim.gain(leader, last, lv) if sim.deny else 0.0
+        opts, v, best, best_g = sim.room(last), min(x for x in h if x > lv), None, floor
     else:
         opts, v, best, best_g = [i for i, o in enumerate(sim.owner) if o == -1], min(h), None, -99.0
     for i in opts:
@@ -301,19 +322,24 @@ def policy_by_gain(sim, s):
 def test_the_playouts_fast_policy_moves_as_the_plain_gain_says_at_every_decision():
     # Sim.choose works out gain's parts once per decision (Sim.best); it must pick exactly what the plain Sim.gain
     # picks, ties and passes included, or strong's decisions would change with its speed. Every decision of 24
-    # playouts (2, 3 and 4 seats, Family and Expert, objective potential 0, 0.5 or random) is compared.
+    # playouts (2, 3 and 4 seats, Family and Expert, objective potential 0, 0.5 or random, denial 0 or 1) is
+    # compared; with denial the seats outbid where they would have passed without it, at some decisions.
     from companion.players.fast import Sim
-    rng, compared = random.Random(23), 0
+    rng, compared, denied = random.Random(23), 0, 0
     for g in range(24):
         setup = random_setup(2 + g % 3, ("family", "expert")[g % 2], rng)
         sim = Sim.from_state(new_game(setup), [(s.area, s.neighborhood) for s in setup.seats], BOARD)
-        sim.potential = (0.0, 0.5, rng.random())[g % 3]
+        sim.potential, sim.deny = (0.0, 0.5, rng.random())[g % 3], (0.0, 1.0)[g // 2 % 2]
         while not sim.finished:
             s = sim.to_act
             move = sim.choose(s, random.Random(0), 0.0)
             assert move == policy_by_gain(sim, s), (g, compared)
             compared += 1
+            if sim.deny and move is not None and sim.call:
+                sim.deny = 0.0
+                denied += sim.choose(s, random.Random(0), 0.0) is None
+                sim.deny = 1.0
             if rng.random() < 0.15:                             # a slip now and then, as the playouts make
                 move = sim.choose(s, rng, 1.0)
             sim.pass_(s) if move is None else sim.bid(s, *move)
-    assert compared > 2000
+    assert compared > 2000 and denied > 20, (compared, denied)

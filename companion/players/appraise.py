@@ -27,4 +27,4 @@ def appraise(seen: State, color: str, rng: random.Random, include: Iterable[Acti
             raise ValueError(f"{a!r} is not legal here")
     if len(legal) == 1 and not include:
         return {next(iter(legal)): 0.0}                # strong plays it without a search
-    return montecarlo.weigh_strong(seen, color, rng, montecarlo.strong_budget(seen), include=include)
+    return montecarlo.weigh_strong(seen, color, rng, montecarlo.strong_budget(seen, montecarlo.REVIEW), include=include)

@@ -65,7 +65,8 @@ class Sim:
     """A game between two decisions, on lists; `cards[i]` is seat i's (area, kind index or None) in this world."""
 
     __slots__ = ("g", "n", "expert", "k", "owner", "value", "hands", "counts", "tok", "coll", "sub", "arc",
-                 "start", "to_act", "call", "passed", "finished", "cards", "dmax", "dcount", "lcount", "potential", "free")
+                 "start", "to_act", "call", "passed", "finished", "cards", "dmax", "dcount", "lcount", "potential", "free",
+                 "deny")
 
     @classmethod
     def from_state(cls, state: State, cards: list, board: Board | None = None) -> "Sim":
@@ -99,12 +100,13 @@ class Sim:
         for p in state.passed:
             s.passed |= 1 << p
         s.cards = [(a, None if k is None else NEIGHBORHOOD_CARDS.index(k)) for a, k in cards]
-        s.potential = 0.0
+        s.potential, s.deny = 0.0, 0.0
         return s
 
     def copy(self) -> "Sim":
         s = object.__new__(Sim)
         s.g, s.n, s.expert, s.k, s.cards, s.potential = self.g, self.n, self.expert, self.k, self.cards, self.potential
+        s.deny = self.deny
         s.owner, s.value, s.tok, s.counts = self.owner[:], self.value[:], self.tok[:], self.counts[:]
         s.hands = [h[:] for h in self.hands]
         s.coll = [c[:] for c in self.coll]
@@ -307,9 +309,11 @@ class Sim:
             opts = self.free                      # no bid stands between calls: every free one is EMPTY
             v, floor = h[0], -99.0
         else:
-            _, last, lv = self.call[-1]
+            w, last, lv = self.call[-1]
             opts = [j for j in self.g.adj[last] if owner[j] == EMPTY]
             v, floor = h[bisect_right(h, lv)], 0.0
+            if self.deny:           # outbid also to take the standing bid's points from its bidder
+                floor = -self.deny * self.gain(w, last, lv)
         if rng.random() < eps:
             return rng.choice(opts), v
         best = self.best(s, opts, v, floor)
