@@ -138,6 +138,9 @@ COLOUR_ITSELF = {
     "step_build_pi": "the {color} {value}",
     "step_build_token_pi": "the {color} {value}",
     "undone_also": "the {color} {value}",
+    "undo_turn_up_pi": "the {color} {value} (the Pi's piece, named as such; the Pi by {player})",
+    "undo_off_pi": "the {color} {value}",
+    "undo_put_back_pi": "the {color} {value}",
     "not_pi_seat": "The Pi does not play {color}",
     "pi_plays": "The Pi plays {color}",
 }
