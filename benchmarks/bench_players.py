@@ -1,6 +1,7 @@
 """How strong the Pi's players are: issue 32's tournaments through the real `companion tournament`, one at a time.
 
 Run: nice -n 10 .venv/bin/python benchmarks/bench_players.py [--games 400] [--seed 1] [--only 2p-expert-strong-greedy]
+     [--slices 2] [--progress DIR]   (--slices: one process per core; the same 400 games as one process plays)
 Targets (issue 40, item 6): strong beats mc (the Monte Carlo baseline, given about strong's CPU a decision: mc@440
 beside strong's 320 playouts, 2 seats) >= 60% and
 strong0 (issue 32's strong, frozen) >= 80% of 2p Expert games; strong beats greedy >= 95% (2p Expert and Family) and
@@ -13,7 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -39,14 +42,19 @@ RUNS = (   # the most telling first (issue 40, item 6): each line prints as it f
 )
 
 
-def run(players: int, mode: str, seats: str, games: int, seed: int, progress: str | None = None) -> dict:
-    """One tournament through the command a person would type."""
-    extra = ["--progress", progress] if progress else []
-    out = subprocess.run(
+def run(players: int, mode: str, seats: str, games: int, seed: int, progress: Path, slices: int = 1) -> dict:
+    """One tournament through the command a person would type, in `slices` processes side by side (game g is the
+    same game in whichever slice plays it: its seed and seat rotation follow from g), merged from their progress."""
+    cuts = [games * k // slices for k in range(slices + 1)]
+    files = [progress.with_name(f"{progress.stem}.{k}.jsonl") if slices > 1 else progress for k in range(slices)]
+    procs = [subprocess.Popen(
         [sys.executable, "-m", "companion", "tournament", "--players", str(players), "--mode", mode,
-         "--seats", seats, "--games", str(games), "--seed", str(seed), *extra],
-        cwd=ROOT, check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+         "--seats", seats, "--games", str(cuts[k + 1] - cuts[k]), "--first", str(cuts[k]), "--seed", str(seed),
+         "--progress", str(files[k])], cwd=ROOT, stdout=subprocess.DEVNULL)
+        for k in range(slices) if cuts[k + 1] > cuts[k]]
+    if any(p.wait() for p in procs):
+        raise SystemExit(f"a tournament for {seats} failed")
+    return so_far(progress)
 
 
 def main() -> int:
@@ -54,7 +62,9 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", action="append", help="run only these names (repeatable)")
-    ap.add_argument("--progress", help="a folder: each run appends a line per game to <name>.jsonl there")
+    ap.add_argument("--progress", help="a folder: each run appends a line per game to <name>[.<slice>].jsonl there")
+    ap.add_argument("--slices", type=int, default=1,
+                    help="play each tournament in this many processes side by side (one per core)")
     ap.add_argument("--table", help="a --progress folder: print the table from the games played so far, play none")
     args = ap.parse_args()
     rows = []
@@ -66,8 +76,9 @@ def main() -> int:
             if result is None:
                 continue
         else:
-            progress = str(Path(args.progress) / f"{name}.jsonl") if args.progress else None
-            result = run(players, mode, seats, args.games, args.seed, progress)
+            folder = Path(args.progress or tempfile.mkdtemp(prefix="bench-players-"))
+            folder.mkdir(parents=True, exist_ok=True)
+            result = run(players, mode, seats, args.games, args.seed, folder / f"{name}.jsonl", args.slices)
             print(json.dumps({"run": name, **result}), flush=True)
         first = result["seats"][0]
         rate = first["win_rate"]
@@ -88,11 +99,39 @@ def main() -> int:
 
 
 def so_far(path: Path) -> dict | None:
-    """The last summary a --progress file holds (a run still going, or cut short), None without one."""
-    if not path.exists():
+    """The summary of the games a --progress file holds, or its slices <name>.<k>.jsonl merged (a run still going,
+    or cut short): wins, scores and illegal actions added up, the decisions' CPU pooled; None without a game."""
+    files = [path] if path.exists() else sorted(path.parent.glob(f"{path.stem}.*.jsonl"))
+    lasts, pooled = [], None
+    for f in files:
+        lines = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
+        lines = [x for x in lines if "seats" in x]
+        if not lines:
+            continue
+        lasts.append(lines[-1])
+        if all("decision_ms_game" in x for x in lines):
+            pooled = pooled or [[] for _ in lines[-1]["seats"]]
+            for x in lines:
+                for e, ms in enumerate(x["decision_ms_game"]):
+                    pooled[e].extend(ms)
+        elif len(files) > 1:
+            raise SystemExit(f"{f}: slices without each game's decisions cannot be merged")
+    if not lasts:
         return None
-    lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-    return lines[-1] if lines and "seats" in lines[-1] else None
+    if len(lasts) == 1 and pooled is None:
+        return lasts[0]
+    games = sum(x["games"] for x in lasts)
+    seats = []
+    for e, first in enumerate(lasts[0]["seats"]):
+        wins = sum(x["seats"][e]["wins"] for x in lasts)
+        ms = sorted(pooled[e]) or [0.0]
+        seats.append({
+            "level": first["level"], "wins": wins, "win_rate": round(wins / games, 4),
+            "mean_score": round(sum(round(x["seats"][e]["mean_score"] * x["games"]) for x in lasts) / games, 3),
+            "illegal": sum(x["seats"][e]["illegal"] for x in lasts),
+            "decision_ms": {"median": round(statistics.median(ms), 3),
+                            "p99": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 3)}})
+    return {"games": games, "seats": seats}
 
 
 def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:

@@ -54,13 +54,14 @@ def cmd_tournament(args) -> int:
     if len(levels) != args.players:
         print(f"tournament: --seats names {len(levels)} levels for --players {args.players}", file=sys.stderr)
         return 2
-    if not 2 <= args.players <= 4 or args.games < 1:
-        print("tournament: --players is 2 to 4 and --games at least 1", file=sys.stderr)
+    if not 2 <= args.players <= 4 or args.games < 1 or args.first < 0:
+        print("tournament: --players is 2 to 4, --games at least 1 and --first at least 0", file=sys.stderr)
         return 2
     n = args.players
     times: list[list[float]] = [[] for _ in range(n)]   # by entry in --seats, CPU seconds per decision
     wins, totals, illegal = [0] * n, [0] * n, [0] * n
-    for g in range(args.games):
+    for g in range(args.first, args.first + args.games):   # game g is the same game in any slice that holds it
+        mark = [len(t) for t in times]
         shift = g % n                                     # entry k sits at seat (k + shift) % n
         at_seat = [(s - shift) % n for s in range(n)]     # seat -> entry
 
@@ -80,7 +81,10 @@ def cmd_tournament(args) -> int:
             illegal[e] += result.illegal[seat]
         if args.progress:          # the summary so far after each game, for a long run watched as it goes
             with open(args.progress, "a", encoding="utf-8") as f:
-                f.write(json.dumps(_summary(levels, g + 1, wins, totals, illegal, times)) + "\n")
+                line = _summary(levels, g + 1 - args.first, wins, totals, illegal, times)
+                line["game"] = g                   # and this game's decisions, so slices run side by side can merge
+                line["decision_ms_game"] = [[round(t * 1000, 2) for t in times[e][mark[e]:]] for e in range(n)]
+                f.write(json.dumps(line) + "\n")
     seats = _summary(levels, args.games, wins, totals, illegal, times)["seats"]
     json.dump({"games": args.games, "seats": seats}, sys.stdout)
     sys.stdout.write("\n")
@@ -122,6 +126,8 @@ def parser() -> argparse.ArgumentParser:
                    "mc@N or strong@N with N playouts a decision")
     t.add_argument("--games", type=int, required=True)
     t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--first", type=int, default=0,
+                   help="the first game's number (0): --first 200 --games 200 plays the second half of --games 400")
     t.add_argument("--progress", default=None, help="a file to append one JSON line to after each game")
     t.set_defaults(func=cmd_tournament)
     v = sub.add_parser(

@@ -20,6 +20,7 @@ from companion.players.seen import hide, unseen_cards
 from games import BOARD, random_game, setup_for
 
 COMPANION = Path(sys.executable).with_name("companion")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def tournament(*args: str) -> dict:
@@ -57,6 +58,27 @@ def test_tournament_is_reproducible_from_its_seed():
         assert (x["wins"], x["mean_score"]) == (y["wins"], y["mean_score"])
     c = tournament("--players", "2", "--mode", "family", "--seats", "greedy,greedy", "--games", "6", "--seed", "6")
     assert [(x["wins"], x["mean_score"]) for x in c["seats"]] != [(x["wins"], x["mean_score"]) for x in a["seats"]]
+
+
+def test_a_tournament_in_slices_side_by_side_plays_the_same_games_as_one_process(tmp_path):
+    """benchmarks/bench_players.py --slices: games 0-2 and 3-6 in two processes, merged from their progress files,
+    are the seven games one process plays (the same wins and scores; each game's decisions pooled)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_players", ROOT / "benchmarks" / "bench_players.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    whole = tournament("--players", "3", "--mode", "expert", "--seats", "greedy,easy,random", "--games", "7",
+                       "--seed", "4")
+    merged = bench.run(3, "expert", "greedy,easy,random", 7, 4, tmp_path / "row.jsonl", slices=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["row.0.jsonl", "row.1.jsonl"]
+    assert merged["games"] == 7
+    for x, y in zip(whole["seats"], merged["seats"]):
+        assert (x["level"], x["wins"], x["mean_score"], x["illegal"]) == (y["level"], y["wins"], y["mean_score"],
+                                                                          y["illegal"])
+    decisions = sum(len(json.loads(line)["decision_ms_game"][0])
+                    for f in tmp_path.iterdir() for line in f.read_text().splitlines())
+    assert decisions > 7 * 10                          # the first seat's decisions of every game, pooled
 
 
 def test_tournament_refuses_an_unknown_level_with_one_sentence():
