@@ -254,9 +254,19 @@ class WebKitPhone(Phone):
     def click_at(self, x, y):
         from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
+        from selenium.common.exceptions import WebDriverException
+
         ab = ActionBuilder(self.d)
         ab.pointer_action.move_to_location(int(round(x)), int(round(y))).click()
-        ab.perform()
+        try:
+            ab.perform()
+        except WebDriverException as e:
+            # In full runs at load 15-20 WebKitWebDriver answered a tap with an "unknown error" that said nothing
+            # (the same empty answer as open's above), the browser still answering. The tap may have landed:
+            # every step after a tap waits for what the tap does, so one that did not land still fails there.
+            if e.msg or not self.d.current_url:
+                raise
+            print(f"webkit: a tap at {x:.0f},{y:.0f} answered with an empty unknown error", file=sys.stderr)
 
     def problems(self):
         return self.js("() => window.__caught || []") or []

@@ -86,3 +86,15 @@ def turned_on(factory: RecordingFactory, pins: dict[str, int], since: tuple[int,
     """The colours whose LED went on after `since` (active high), in the order they did."""
     colour = {factory.pin(number): name for name, number in pins.items()}
     return [colour[pin] for _, pin, state in factory.changes[since[0]:] if pin in colour and state]
+
+
+def wait_flips(factory: RecordingFactory, pins: dict[str, int], since: tuple[int, float], at_least: dict[str, int],
+               timeout: float = 10.0) -> dict[str, int]:
+    """The changes since `since`, once each named pin has made `at_least` of them (or `timeout` passed): a blink
+    counted by its changes, not by a fixed sleep a loaded machine can make too short."""
+    end = time.monotonic() + timeout
+    while True:
+        changed = flips(factory, pins, since)
+        if all(changed[c] >= n for c, n in at_least.items()) or time.monotonic() > end:
+            return changed
+        time.sleep(0.02)

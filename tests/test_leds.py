@@ -13,7 +13,7 @@ from gpiozero import LED, Device
 
 from companion.pi import leds as leds_mod
 from companion.pi.leds import DEFAULT_PINS, Leds, NoLeds, make_leds, parse_pins, plan
-from pin_history import RecordingFactory, flips, mark, share, shown, turned_on
+from pin_history import RecordingFactory, flips, mark, share, shown, turned_on, wait_flips
 
 PINS = {"blue": 17, "red": 27, "white": 22, "gray": 23}
 
@@ -102,7 +102,7 @@ def test_lobby_blinks_seated_players_and_leaves_the_others_dark(board, factory):
     board.show("lobby", ["blue", "white"], None, [])
     since = mark(factory)
     time.sleep(0.4)
-    changed = flips(factory, PINS, since)
+    changed = wait_flips(factory, PINS, since, {"blue": 2, "white": 2})
     assert changed["blue"] >= 2 and changed["white"] >= 2, "both go dark and light again"
     assert changed["red"] == 0 and changed["gray"] == 0
     assert board.status()["lit"] == ["blue", "white"]
@@ -114,7 +114,7 @@ def test_lobby_seated_players_blink_in_step(board, factory):
     time.sleep(0.03)
     since = mark(factory)
     board.show("lobby", ["blue", "red"], None, [])  # red sits down: both restart together
-    time.sleep(0.3)
+    wait_flips(factory, PINS, since, {"red": 6, "blue": 6})   # 0.3 s on a quiet machine; a loaded one took longer
     # In step: each change of red's comes with blue's change to the same level. Most, not all: a busy machine can
     # preempt the pulse thread between its two writes (once 33 ms of 0.3 s at load 12); a gap built in spans them all
     pin = {c: factory.pin(PINS[c]) for c in ("blue", "red")}

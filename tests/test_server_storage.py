@@ -207,5 +207,5 @@ def test_start_up_reads_no_old_game_after_a_clean_stop(tmp_path):
         server.kill()
     size = {c: (tmp_path / f"history-{c}.sqlite3").stat().st_size for c in reads}
     print(f"\nbytes read by the server by the end of its start: {reads}; database sizes {size}")
-    assert size[20] > 3 * size[1]
+    assert size[20] - size[1] > 100_000, size   # 19 more games: about 140 KB more (the first file has SQLite's own pages)
     assert reads[20] - reads[1] < (size[20] - size[1]) / 4, (reads, size)
