@@ -84,7 +84,8 @@ var M = (function () {
     var p = {}, mine = !!view.you && view.you.color === color && S.ui[key + "_you"] !== undefined;
     for (var k in params || {}) p[k] = params[k];
     p.player = who(view, color);
-    return tr(mine ? key + "_you" : key, p);
+    // each sentence starts with a capital, whatever case a name was typed in ("béa (Red) bid 3" -> "Béa (Red) bid 3")
+    return tr(mine ? key + "_you" : key, p).replace(/(^|[.!?]\s+)(\p{Ll})/gu, function (m, a, b) { return a + b.toUpperCase(); });
   }
   /* A seat's name as this page says it: a Pi seat's one name in the page's language ("Pi Red (strong)", "Pi Rot
      (stark)"; the server's pi_seat.name_for says the same), on every screen and in every sentence. */

@@ -7,16 +7,18 @@ var B = (function () {
 
   /* One move that puts the board back after an undo (companion/table/board_steps.py undo_moves). */
   function undoMove(view, m) {
-    if (m.do === "card") return m.color ? tr("undone_card", { card: tr("card_" + m.card), player: who(view, m.color) })
+    if (m.do === "card") return m.color ? M.sayOf(view, "undone_card", m.color, { card: tr("card_" + m.card) })
                                         : tr("undone_card_none", { card: tr("card_" + m.card) });
-    return tr("undo_" + m.do + (M.isPi(view, m.color) ? "_pi" : ""), { player: who(view, m.color), value: m.value, nb: m.nb,
-      color: term(m.color), token: m.token ? term(m.token) : "" });
+    var p = { value: m.value, nb: m.nb, color: term(m.color), token: m.token ? term(m.token) : "" };
+    return M.isPi(view, m.color) ? tr("undo_" + m.do + "_pi", Object.assign({ player: who(view, m.color) }, p))
+                                 : M.sayOf(view, "undo_" + m.do, m.color, p);   // "Take your 3 off C01" on one's own phone
   }
   /* An undo's step: what it took back, then each move ("For Pi Red (easy): take the red 7 off C05."). */
   function undoLines(view, s) {
     var taken = (s.taken || []).map(function (a) {
-      return a.kind === "bid" ? tr("log_bid", { player: who(view, a.color), value: a.value, nb: a.neighborhood })
-                              : tr("log_pass", { player: who(view, a.color) });
+      var said = a.kind === "bid" ? M.sayOf(view, "log_bid", a.color, { value: a.value, nb: a.neighborhood })
+                                  : M.sayOf(view, "log_pass", a.color);
+      return view.you && view.you.color === a.color ? said.charAt(0).toLowerCase() + said.slice(1) : said;   // mid-sentence
     }).join("; ");
     return [M.cap(tr("board_undo", { actions: taken }))].concat(s.moves.map(function (m) { return M.cap(undoMove(view, m)); }));
   }
@@ -69,8 +71,8 @@ var B = (function () {
       var text = G.undoQuestion(view);
       var acts = res.ok && res.data ? res.data.actions || [] : [];
       acts.slice(1).forEach(function (a) {
-        text += "\n" + M.cap(a.kind === "bid" ? tr("undone_also", { player: who(view, a.color), value: a.value, nb: a.neighborhood, color: term(a.color) })
-                                               : tr("undone_also_pass", { player: who(view, a.color) }));
+        text += "\n" + (a.kind === "bid" ? M.sayOf(view, "undone_also", a.color, { value: a.value, nb: a.neighborhood, color: term(a.color) })
+                                         : M.sayOf(view, "undone_also_pass", a.color));
       });
       if (window.confirm(text)) go();
     });

@@ -138,11 +138,10 @@ var G = (function () {
     var u = view.undone;
     if (!u) return [];
     if (!u.kind) return [tr("undone_other")];
-    var p = { player: who(view, u.color), value: u.value, nb: u.neighborhood };
-    var out = [tr(u.kind === "bid" ? "undone_bid" : "undone_pass", p)];
+    var out = [M.sayOf(view, u.kind === "bid" ? "undone_bid" : "undone_pass", u.color, { value: u.value, nb: u.neighborhood })];
     (u.also || []).forEach(function (a) {   // the Pi's moves taken back with it: its pieces come off the board too
-      out.push(a.kind === "bid" ? tr("undone_also", { player: who(view, a.color), value: a.value, nb: a.neighborhood, color: term(a.color) })
-                                : tr("undone_also_pass", { player: who(view, a.color) }));
+      out.push(a.kind === "bid" ? M.sayOf(view, "undone_also", a.color, { value: a.value, nb: a.neighborhood, color: term(a.color) })
+                                : M.sayOf(view, "undone_also_pass", a.color));
     });
     var e = u.ended;
     if (e) {
@@ -186,11 +185,11 @@ var G = (function () {
     var log = view.log || [];
     for (var i = log.length - 1; i >= 0 && out.length < max; i--) {
       var l = log[i];
-      if (l.ended) out.push({ color: l.ended.color, cls: "built", text: M.cap(tr("last_call", { player: who(view, l.ended.color), value: l.ended.value, nb: l.ended.neighborhood }))
-        + (l.ended.finished ? " " + M.cap(tr("last_building_over", { player: who(view, l.ended.color) })) : "") });
+      if (l.ended) out.push({ color: l.ended.color, cls: "built", text: M.sayOf(view, "last_call", l.ended.color, { value: l.ended.value, nb: l.ended.neighborhood })
+        + (l.ended.finished ? " " + M.sayOf(view, "last_building_over", l.ended.color) : "") });
       if ((l.auto || []).length) out.push({ color: null, cls: "auto", text: M.cap(tr("log_auto", { players: l.auto.map(function (c) { return who(view, c); }).join(", ") })) });
-      out.push({ color: l.color, cls: l.kind, text: M.cap(l.kind === "bid" ? tr("log_bid", { player: who(view, l.color), value: l.value, nb: l.neighborhood })
-                                                                      : tr("log_pass", { player: who(view, l.color) })) });
+      out.push({ color: l.color, cls: l.kind, text: l.kind === "bid" ? M.sayOf(view, "log_bid", l.color, { value: l.value, nb: l.neighborhood })
+                                                                    : M.sayOf(view, "log_pass", l.color) });
     }
     return out.slice(0, max);
   }

@@ -138,6 +138,7 @@ COLOUR_ITSELF = {
     "step_build_pi": "the {color} {value}",
     "step_build_token_pi": "the {color} {value}",
     "undone_also": "the {color} {value}",
+    "undone_also_you": "the {color} {value}",
     "undo_turn_up_pi": "the {color} {value} (the Pi's piece, named as such; the Pi by {player})",
     "undo_off_pi": "the {color} {value}",
     "undo_put_back_pi": "the {color} {value}",
@@ -282,3 +283,54 @@ def test_in_chromium_a_host_claim_an_offline_seat_and_a_seat_move_say_you_on_its
         _wait_text(table, "#seat-move-text", said["moving"])
         _wait_text(table, "#offline", said["host_gone"])
         shots_at(bea, f"voice-mine-{lang}", [(390, 844)], "#claim")
+
+
+def test_in_chromium_the_log_and_an_undo_say_you_on_its_own_phone_and_a_lowercase_name_starts_a_sentence_capitalised(
+        start_server, devices):
+    """Béa typed her name in lowercase ("béa"). On her phone the log says "You bid…" and the undo "Taken back: your…"
+    (never her own name); on Ann's phone the same lines name her "Béa (Red)" with a capital wherever a sentence
+    starts, "béa" where her name stands mid-sentence, as typed."""
+    server = start_server(env=FAST)
+    ann, bea = devices(server, name="Ann"), devices(server, name="béa")
+    status, data = ann.api("POST", "/api/games", {"mode": "family", "players": ["red", "blue"],
+                                                  "removed_districts": ["north", "east"], "seed": 7})
+    assert status == 201, data
+    gid = data["id"]
+    for d, color in ((bea, "red"), (ann, "blue")):
+        assert d.api("POST", f"/api/games/{gid}/seats/{color}", {"name": d.name})[0] == 200
+    assert ann.api("POST", f"/api/games/{gid}/start", {})[0] == 200
+    view = ann.view(gid)
+    first, second = (bea, ann) if view["to_act"] == "red" else (ann, bea)
+    nb = sorted(first.view(gid)["legal"]["neighborhoods"])[0]
+    assert first.api("POST", f"/api/games/{gid}/actions", {"bid": nb, "value": 3, "expect_seq": view["seq"]})[0] == 200
+    if first is ann:   # Béa's bid is the one looked at: she outbids
+        nb2 = sorted(bea.view(gid)["legal"]["neighborhoods"])[0]
+        assert bea.api("POST", f"/api/games/{gid}/actions", {"bid": nb2, "value": 4,
+                                                             "expect_seq": view["seq"] + 1})[0] == 200
+        nb, value = nb2, 4
+    else:
+        value = 3
+    for d in (ann, bea):
+        d.page.set_viewport_size({"width": 390, "height": 844})
+        d.goto(f"/g/{gid}")
+    _wait_text(bea, "#log", f"You bid {value} on {nb}")
+    _wait_text(ann, "#log", f"Béa (Red) bid {value} on {nb}")
+    assert "béa" not in bea.text("#log").lower()
+    assert ann.api("POST", f"/api/games/{gid}/undo", {"expect_seq": ann.view(gid)["seq"]})[0] == 200
+    # The turn screen shows the undo as steps on the board above the map; the notice under it says the same.
+    _wait_text(bea, "#board-steps", f"Taken back: you bid {value} on {nb}.")
+    _wait_text(bea, "#board-steps", f"Take your {value} off {nb}.")
+    _wait_text(ann, "#board-steps", f"Taken back: Béa (Red) bid {value} on {nb}.")
+    _wait_text(ann, "#board-steps", f"Béa (Red): take your {value} off {nb}.")
+    undone = "() => document.getElementById('undone').textContent"
+    bea.page.wait_for_function(f"({undone})() !== ''")
+    assert bea.page.evaluate(undone) == f"Taken back: your {value} on {nb}. Take your {value} off {nb}."
+    assert ann.page.evaluate(undone) == (f"Taken back: béa (Red)'s {value} on {nb}. "
+                                         f"Béa (Red): take your {value} off {nb}.")
+    assert "béa" not in bea.text("#board-steps").lower()
+    shots_at(bea, "voice-undone-mine", [(390, 844), (320, 568)], "#board-steps")
+    for lang, mine in (("de", f"Zurückgenommen: dein Gebot {value} auf {nb}."),
+                       ("fr", f"Repris : votre offre {value} sur {nb}.")):
+        bea.ctx.add_cookies([{"name": "lang", "value": lang, "url": server.origin}])
+        bea.page.reload()
+        bea.page.wait_for_function(f"({undone})().startsWith({mine!r})")
