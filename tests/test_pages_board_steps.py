@@ -118,20 +118,28 @@ def who(lang: str, view: dict, color: str) -> str:
     return f"{p['name']} ({cap(i18n.term(lang, color))})" if p.get("name") else cap(i18n.term(lang, color))
 
 
-def undo_lines(lang: str, view: dict, step: dict) -> list[str]:
-    """An undo's step as every screen says it, from the server's facts: what it took back, then each move."""
-    taken = "; ".join(i18n.t(lang, "log_bid", player=who(lang, view, a["color"]), value=a["value"],
-                             nb=a["neighborhood"]) if a["kind"] == "bid"
-                      else i18n.t(lang, "log_pass", player=who(lang, view, a["color"])) for a in step["taken"])
-    out = [cap(i18n.t(lang, "board_undo", actions=taken))]
+def undo_lines(lang: str, view: dict, step: dict, mine: str | None = None) -> list[str]:
+    """An undo's step as a screen says it, from the server's facts: what it took back, then each move; `mine`: the
+    phone's own colour, whose person the sentences call "you" ("you bid 7", "Take your 7 off C15"), None on the
+    table screen."""
+    def acted(a):
+        key = "log_bid" if a["kind"] == "bid" else "log_pass"
+        if a["color"] == mine:
+            said = i18n.t(lang, key + "_you", value=a.get("value"), nb=a.get("neighborhood"))
+            return said[:1].lower() + said[1:]   # mid-sentence
+        return i18n.t(lang, key, player=who(lang, view, a["color"]), value=a.get("value"), nb=a.get("neighborhood"))
+
+    out = [cap(i18n.t(lang, "board_undo", actions="; ".join(acted(a) for a in step["taken"])))]
     for m in step["moves"]:
         if m["do"] == "card":
             card = i18n.t(lang, "card_" + m["card"])
-            out.append(cap(i18n.t(lang, "undone_card", card=card, player=who(lang, view, m["color"])) if m["color"]
+            key = "undone_card_you" if m["color"] and m["color"] == mine else "undone_card"
+            out.append(cap(i18n.t(lang, key, card=card, player=who(lang, view, m["color"])) if m["color"]
                            else i18n.t(lang, "undone_card_none", card=card)))
             continue
         pi = any(p["color"] == m["color"] and p.get("pi") for p in view["players"])
-        out.append(cap(i18n.t(lang, "undo_" + m["do"] + ("_pi" if pi else ""), player=who(lang, view, m["color"]),
+        key = "undo_" + m["do"] + ("_pi" if pi else "_you" if m["color"] == mine else "")
+        out.append(cap(i18n.t(lang, key, player=who(lang, view, m["color"]),
                               value=m.get("value"), nb=m["nb"], color=i18n.term(lang, m["color"]),
                               token=i18n.term(lang, m["token"]) if m.get("token") else "")))
     return out
@@ -194,7 +202,7 @@ def test_after_an_undo_every_screen_lists_what_to_put_back_until_done_on_the_boa
     step = [s for s in back["board_pending"] if s["step"] == "undo"]
     assert len(step) == 1 and len(step[0]["moves"]) >= 2 and "off" in {m["do"] for m in step[0]["moves"]}, step
     ann.wait_seq(back["seq"])
-    said = undo_lines("de", back, step[0])
+    said = undo_lines("de", back, step[0], mine=back["you"]["color"])
     assert lines_of(ann.text("#board-steps"))[1:-1] == said   # under its title, above its button
     assert not ann.visible("#undone")   # said once: in the steps
     for w, h in PHONES:   # the top of the first screen, above the map (Ann's turn again: the turn screen)
@@ -294,7 +302,7 @@ def test_the_steps_and_an_undos_steps_in_each_engine(engine, undo_server, playwr
         step = [s for s in back["board_pending"] if s["step"] == "undo"]
         assert len(step) == 1 and step[0]["moves"][0] == {"do": "turn_up", "color": "blue", "nb": bid["neighborhood"],
                                                           "value": bid["value"]}, back["board_pending"]
-        lines = undo_lines("en", back, step[0])
+        lines = undo_lines("en", back, step[0], mine="red")   # Zoë's own phone
         p.wait("n => +document.getElementById('app').dataset.seq >= n && window.__phone.view.to_act === 'red'", back["seq"])
         p.wait("t => document.getElementById('board-steps').innerText.includes(t)", lines[-1])
         at = p.js(PLACE_JS)
