@@ -14,9 +14,21 @@ SCRIPTS = sorted((ROOT / "static").glob("*.js"))
 STYLES = sorted((ROOT / "static").glob("*.css"))
 
 
-def test_whole_line_comments_blank_lines_and_indentation_go():
-    src = "/* The why,\n   over two lines. */\nfunction f(a) {\n  // a note\n\n    return a + 1;   // kept: after code\n}\n"
-    assert slim(src) == "function f(a) {\nreturn a + 1;   // kept: after code\n}\n"
+def test_whole_line_comments_blank_lines_indentation_and_a_comment_after_code_go():
+    src = "/* The why,\n   over two lines. */\nfunction f(a) {\n  // a note\n\n    return a + 1;   // gone: after code\n}\n"
+    assert slim(src) == "function f(a) {\nreturn a + 1;\n}\n"
+
+
+def test_a_double_slash_that_may_be_in_a_string_or_a_pattern_keeps_its_line_whole():
+    kept = ['var u = "http://x/y";   // a URL in a string',
+            "say('one // two');",
+            "var s = 'it' + \"'s // here\";",
+            "var r = s.replace(/\"/g, '');  // a pattern beside a quote",
+            "var t = a.split('\\\\'); // an escape",
+            "x = `a // b`;"]
+    for line in kept:
+        assert slim(line + "\n") == line + "\n", line
+    assert slim("go(a / b);   // half\n") == "go(a / b);\n"   # a slash with no quote on the line: code, then comment
 
 
 def test_a_template_literal_and_a_continued_string_are_kept_as_written():
