@@ -168,7 +168,7 @@ def test_every_write_to_the_log_goes_through_the_table():
 def test_a_game_changes_its_views_one_way_only():
     """No change a phone would see without being told: `rev` (what the views are cached on) is written by the game
     itself alone (`Game.mutate` for a logged event, `Game.touch`), and `touch` is called only by `mutate` and by the
-    table's one way to change a game outside its log (`_changed` in table/commit.py: it also tells the phones)."""
+    table's one way to change a game outside its log (`OnePath.changed` in table/commit.py: it also tells the phones)."""
     wrong = []
     for path, room, tree in modules():
         rel = str(path.relative_to(PACKAGE))
@@ -180,7 +180,7 @@ def test_a_game_changes_its_views_one_way_only():
                     wrong.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "touch":
                 where = next((f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
-                              and f.lineno <= node.lineno <= f.end_lineno and f.name in ("mutate", "_changed")), None)
+                              and f.lineno <= node.lineno <= f.end_lineno and f.name in ("mutate", "changed")), None)
                 if where is None or rel not in ("table/game.py", "table/commit.py"):
                     wrong.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
     assert wrong == [], wrong

@@ -92,12 +92,15 @@ def undo_moves(before, after) -> list[dict]:
 
 class BoardStepRequests:
     """Table's requests: a seated person says the board shows every step through `through`; the host asks what an
-    undo would take back."""
+    undo would take back. Built with the games, the one path, the timers and the Pi's act (`pi_act`, pi_seats.py)."""
+
+    def __init__(self, games, path, timers, pi_act):
+        self.games, self.path, self.timers, self.pi_act = games, path, timers, pi_act
 
     def undo_preview(self, gid: str, device: str) -> dict:
         """The actions an undo takes back, oldest first, as the log's lines (the Pi's since the person's included):
         the pages say each as the table reads it, and what to take off the board (a bid's piece; a call's end undone)."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.not_abandoned(game)
             checks.host_only(game, device)
@@ -108,7 +111,7 @@ class BoardStepRequests:
             return {"seq": game.seq, "count": count, "actions": lines}
 
     def board_done(self, gid: str, device: str, through: int) -> str:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.seated(game, device)
             if game.phase != "playing":
@@ -116,7 +119,7 @@ class BoardStepRequests:
             through = min(through, game.seq)
             if through <= game.board_through or not any(s["seq"] <= through for s in game.board_steps):
                 return views.view_json(game, device)   # nothing new confirmed: nothing logged
-            text = self._commit(game, "board_done", {"through": through}, device)
+            text = self.path.commit(game, "board_done", {"through": through}, device)
             held, game.session.pi_held = game.session.pi_held, None
             if held and held[0] == len(game.actions) and not waits(game):
                 seq, color, action = game.seq, held[1], held[2]

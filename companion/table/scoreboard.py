@@ -67,7 +67,11 @@ class BoardEvents:
 
 
 class BoardRequests:
-    """Table's requests for a board being scored: who may enter what, checked, then committed."""
+    """Table's requests for a board being scored: who may enter what, checked, then committed. Built with the games,
+    the one path and the lobby's `create_from` (a board is made as a game is)."""
+
+    def __init__(self, games, path, create_from):
+        self.games, self.path, self.create_from = games, path, create_from
 
     def create_board(self, options: dict, device: str) -> "Game":  # noqa: F821
         """A board to score: the mode, the colours in seating order, the districts out of play."""
@@ -83,7 +87,7 @@ class BoardRequests:
         return self.create_from(body, device)
 
     def _board_game(self, gid: str):
-        game = self.get(gid)
+        game = self.games.get(gid)
         if game.board is None:
             raise Refused(409, "not_a_board")
         return game
@@ -112,21 +116,21 @@ class BoardRequests:
             body = {"neighborhood": nb, "color": color}
             if height is not None and game.mode == "expert":
                 body["height"] = height
-            return self._commit(game, "building", body, device)
+            return self.path.commit(game, "building", body, device)
 
     def enter_tokens(self, gid: str, color: str, tokens: list, device: str) -> str:
         game = self._board_game(gid)
         with game.lock:
             self._may_enter(game, device, color)
             set_tokens(game.board, color, tokens)
-            return self._commit(game, "tokens", {"color": color, "tokens": list(tokens)}, device)
+            return self.path.commit(game, "tokens", {"color": color, "tokens": list(tokens)}, device)
 
     def enter_holder(self, gid: str, card: str, color: Optional[str], device: str) -> str:
         game = self._board_game(gid)
         with game.lock:
             self._may_enter(game, device, None)   # public: any seated phone may say who holds a card
             hold(game.board, card, color)
-            return self._commit(game, "holder", {"card": card, "color": color}, device)
+            return self.path.commit(game, "holder", {"card": card, "color": color}, device)
 
     def enter_secret(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
         game = self._board_game(gid)
@@ -137,7 +141,7 @@ class BoardRequests:
             # tells this phone what another colour entered: the game is over on the board, and its cards are laid
             # face up to be scored (the tally shows them all a moment later).
             check_unique(game.board, color, area, hood)
-            return self._commit(game, "secret", {"color": color, "area": area, "neighborhood": hood}, device)
+            return self.path.commit(game, "secret", {"color": color, "area": area, "neighborhood": hood}, device)
 
     def name_colour(self, gid: str, color: str, name: str, device: str) -> str:
         """A name for a colour no phone holds: the host enters for that player, the history names them."""
@@ -151,7 +155,7 @@ class BoardRequests:
                 raise Refused(409, "name_taken")
             if pi_seat.passes_for_pi(name):
                 raise Refused(409, "name_pi")
-            return self._commit(game, "name", {"color": color, "name": name}, device)
+            return self.path.commit(game, "name", {"color": color, "name": name}, device)
 
     def tally_board(self, gid: str, device: str) -> str:
         """The host asks for the tally: the whole board checked, then scored by the rules core and saved."""
@@ -173,4 +177,4 @@ class BoardRequests:
                 # Every seat of a played game has a name; so does a board's, or the standings would count "blue".
                 raise Refused(409, "board_unnamed", color=unnamed[0])
             after = to_state(game.named_board())
-            return self._commit(game, "tally", {}, device, after=after)
+            return self.path.commit(game, "tally", {}, device, after=after)
