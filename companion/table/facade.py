@@ -106,7 +106,7 @@ class Table:
             return game is not None and any(d in live for d in game.devices.values() if level_of(d) is None)
 
         def deliver(gid: str, seq: int, color: str, action, due: float) -> None:
-            self.timers.at(("pi", gid, seq), due, lambda: self.pi_seats.pi_act(gid, seq, color, action))
+            self.timers.at(("pi", gid, seq), due, lambda: self.pi_act(gid, seq, color, action))
 
         return PiSeams(observe=views.seat_state, seq_of=seq_of, shown=lambda gid: gid == shelf.current,
                        followed=followed, deliver=deliver, secret=lambda: self.store.secret("pi"))
