@@ -11,20 +11,18 @@ from companion.table import board_steps
 from companion.pi_seat import device_for, level_of, name_for, people
 
 
-class PiEvents:
-    """Game's event method for a seat given to the Pi or taken back from it (mixed into Game)."""
-
-    def on_pi(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        color, level = body["color"], body.get("level")
-        self.cards.pop(color, None)
-        self.newcomers.discard(color)
-        if level:
-            self.devices[color] = device_for(level)
-            self.names[color] = name_for(level, color)
-        else:
-            self.devices.pop(color, None)
-            self.names.pop(color, None)
-        self._clashed(body)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
+# The Game's event for a seat given to the Pi or taken back from it (game.EVENTS).
+def on_pi(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    color, level = body["color"], body.get("level")
+    game.cards.pop(color, None)
+    game.newcomers.discard(color)
+    if level:
+        game.devices[color] = device_for(level)
+        game.names[color] = name_for(level, color)
+    else:
+        game.devices.pop(color, None)
+        game.names.pop(color, None)
+    game.clashed(body)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
 
 
 def person_seat(game, color: str) -> None:

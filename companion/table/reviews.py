@@ -152,8 +152,6 @@ class ReviewRequests:
         return color
 
 
-class HintEvents:
-    """Game's event method for a hint asked (mixed into Game): each seat's count, rebuilt by replay."""
-
-    def on_hint(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        self.hints[body["color"]] = self.hints.get(body["color"], 0) + 1
+# The Game's event for a hint asked (game.EVENTS): each seat's count, rebuilt by replay.
+def on_hint(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    game.hints[body["color"]] = game.hints.get(body["color"], 0) + 1

@@ -32,38 +32,42 @@ def _check_names(names: dict, colors) -> dict:
     return {c: names[c] for c in colors if c in names}
 
 
-class BoardEvents:
-    """Game's event methods for a board being scored (mixed into Game; the same for replay)."""
+# The Game's events for a board being scored (game.EVENTS; the same for replay).
+def on_building(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """A building entered, changed or taken off (color null) in one neighborhood."""
+    game.board = place(game.board, body["neighborhood"], body.get("color"), body.get("height"))
 
-    def on_building(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """A building entered, changed or taken off (color null) in one neighborhood."""
-        self.board = place(self.board, body["neighborhood"], body.get("color"), body.get("height"))
 
-    def on_tokens(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """One player's trendy, subway and archaeological tokens."""
-        self.board = set_tokens(self.board, body["color"], body["tokens"])
+def on_tokens(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """One player's trendy, subway and archaeological tokens."""
+    game.board = set_tokens(game.board, body["color"], body["tokens"])
 
-    def on_holder(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """Who holds the subway or the archaeological site card (null: nobody)."""
-        self.board = hold(self.board, body["card"], body.get("color"))
 
-    def on_secret(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """One player's secret cards, seen by nobody else until the tally (views.private shows its own seat's)."""
-        self.board = reveal(self.board, body["color"], body["area"], body.get("neighborhood"))
-        self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
+def on_holder(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """Who holds the subway or the archaeological site card (null: nobody)."""
+    game.board = hold(game.board, body["card"], body.get("color"))
 
-    def on_name(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """The host names a colour nobody sat down on (the history and the standings count players by name)."""
-        self.names[body["color"]] = body["name"]
 
-    def on_tally(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
-        self.state = after if after is not None else to_state(self.named_board())
+def on_secret(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """One player's secret cards, seen by nobody else until the tally (views.private shows its own seat's)."""
+    game.board = reveal(game.board, body["color"], body["area"], body.get("neighborhood"))
+    game.cards[body["color"]] = (body["area"], body.get("neighborhood"))
 
-    def named_board(self):
-        """The board with the names the players sat down with (the history and BG Stats show them)."""
-        seats = tuple(Seat(s.color, self.names.get(s.color, ""), s.area, s.neighborhood) for s in self.board.seats)
-        return replace(self.board, seats=seats)
+
+def on_name(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """The host names a colour nobody sat down on (the history and the standings count players by name)."""
+    game.names[body["color"]] = body["name"]
+
+
+def on_tally(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
+    game.state = after if after is not None else to_state(named_board(game))
+
+
+def named_board(game):
+    """The board with the names the players sat down with (the history and BG Stats show them)."""
+    seats = tuple(Seat(s.color, game.names.get(s.color, ""), s.area, s.neighborhood) for s in game.board.seats)
+    return replace(game.board, seats=seats)
 
 
 class BoardRequests:
@@ -176,5 +180,5 @@ class BoardRequests:
             if unnamed:
                 # Every seat of a played game has a name; so does a board's, or the standings would count "blue".
                 raise Refused(409, "board_unnamed", color=unnamed[0])
-            after = to_state(game.named_board())
+            after = to_state(named_board(game))
             return self.path.commit(game, "tally", {}, device, after=after)
