@@ -46,6 +46,7 @@ class Table:
     """The games on this Pi being played (ended ones are read from SQLite when opened), the log, listeners, LEDs."""
 
     pi_levels = PI_LEVELS   # what a host may choose, as the pages offer it (web/render.py sends it)
+    OPENED = Shelf.OPENED   # ended games kept in memory after someone opened them
 
     def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = HOST_AWAY, move_wait: float = SEAT_MOVE_WAIT,
                  bot_delay: float = 2.0, bot_process: bool = True, seat_away: float = SEAT_AWAY,
