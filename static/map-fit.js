@@ -7,6 +7,7 @@
   var THUMB = 46;     // px a side: 44 and a little for the engines' rounding
   var SMALL = 36;     // px: a shape whose largest inner square is narrower carries its number on a tag
   var TAG_FONT = 14.5, GAP = 3;   // px: a tag's number (as the zoomed map's numbers, map.js legible) and its margin
+  var SPOT = 14;                   // px: the square about every shape's spot and middle that no target or tag covers
   var FINGER = 28;                 // px: what every shape keeps of its inner square beside a target or tag (WCAG 2.5.8: 24)
   var TAG_W = 36, TAG_H = 27;     // px: a tag takes the tap for its shape (WCAG 2.5.8: 24), as on the whole board
 
@@ -63,12 +64,15 @@
       h.bb = [x0, y0, x1 - x0, y1 - y0];
       h.core = h.g.hasAttribute("data-core") ? nums(h.g.getAttribute("data-core")) : null;
       h.tagged = !!this.svg.querySelector('.callout[data-callout-of="' + nb + '"]');
+      var mx = x0 + (x1 - x0) / 2, my = y0 + (y1 - y0) / 2;
+      h.mid = inside(h.rings, mx, my) ? [mx, my] : [h.x, h.y];   // its outline's middle, where it lies in the shape
     }
     return h;
   };
 
 
-  Map.prototype.fit = function (legal) {
+  /* `all`: the whole drawing is in reach (the magnified board scrolls), not only what the screen shows now. */
+  Map.prototype.fit = function (legal, all) {
     var svg = this.svg, old = svg.querySelector(".targets");
     if (old) old.parentNode.removeChild(old);
     var m = svg.getScreenCTM(), r = svg.getBoundingClientRect();
@@ -76,12 +80,10 @@
     var unit = Math.sqrt(m.a * m.a + m.b * m.b) || 1, self = this;
 
     var right = Math.min(r.right, document.documentElement.clientWidth);
-    var vis = [(r.left - m.e) / m.a, (r.top - m.f) / m.d, (right - r.left) / m.a, r.height / m.d];
+    var vis = all ? this.board() : [(r.left - m.e) / m.a, (r.top - m.f) / m.d, (right - r.left) / m.a, r.height / m.d];
     var ids = Object.keys(legal).filter(function (nb) { return self.hoods[nb] && !self.hoods[nb].g.classList.contains("off"); });
     Object.keys(this.hoods).forEach(function (nb) { self.shape(nb); });
     var targets = this.targets(ids, THUMB / unit, vis);
-    // no room for every one (the opening's whole board, every shape legal): the shapes, halos and tags as shipped
-    if (!targets) { this.home(); return null; }
     var g = document.createElementNS(SVGNS, "g");
     g.setAttribute("class", "targets");
     Object.keys(targets).forEach(function (nb) {
@@ -93,7 +95,27 @@
     });
     var hoods = svg.querySelector(".hoods");
     hoods.parentNode.insertBefore(g, hoods.nextSibling);
-    return { targets: targets, tags: this.tags(ids, targets, unit, vis) };
+    return { targets: targets, tags: this.tags(ids, targets, unit, vis), all: ids.every(function (nb) { return targets[nb]; }) };
+  };
+  /* The board drawn larger than the screen in its box `wrap` (w x h px; it scrolls both ways), at the first scale
+     from the width's where every legal shape has its target (the opening: every shape legal, 55 thumb squares do not
+     fit a phone's width); null puts it back. */
+  Map.prototype.magnify = function (wrap, legal, w, h) {
+    var svg = this.svg, b = this.board(), got = null, z = this.z || 2;
+    if (!legal) {
+      if (wrap.classList.contains("magnified")) { wrap.classList.remove("magnified"); wrap.style.height = svg.style.width = ""; }
+      return null;
+    }
+    wrap.classList.add("magnified");
+    wrap.style.height = h + "px";
+    this.look(b);
+    for (; z <= 8 && !(got && got.all); z += 0.5) {   // the same scale again keeps where the player scrolled to
+      svg.style.width = Math.round(w * z) + "px";
+      svg.style.height = Math.round(w * z * b[3] / b[2]) + "px";
+      got = this.fit(legal, true);
+    }
+    this.z = z - 0.5;
+    return got;
   };
 
 
@@ -122,7 +144,7 @@
         }
         if (s < score) { best = b; score = s; }
       }
-      if (!best) return null;
+      if (!best) continue;   // no room on this screen: its shape, halo and tag as drawn (a larger board has it)
       out[nb] = best;
       placed.push(best);
     }
@@ -165,12 +187,15 @@
     return n;
   };
 
+  /* Whether a box leaves every other shape, legal or not, tagged or not, a fingertip's square about its spot (where
+     its piece stands) and its middle; and an untagged one as much of its inner square as a finger. */
   Map.prototype.keeps = function (b, nb, side) {
     for (var o in this.hoods) {
       var c = this.hoods[o].core, h = this.hoods[o];
       if (o === nb || !c || h.g.classList.contains("off")) continue;
-      if (h.tagged) continue;
-      if (h.x > b[0] && h.x < b[0] + b[2] && h.y > b[1] && h.y < b[1] + b[3]) return false;   // its piece's spot
+      var s = Math.min(side * SPOT / FINGER, c[2]) / 2;
+      if (meets(b, [h.x - s, h.y - s, 2 * s, 2 * s]) || meets(b, [h.mid[0] - s, h.mid[1] - s, 2 * s, 2 * s])) return false;
+      if (h.tagged) continue;   // a small shape's tag takes its tap too
       var x0 = c[0] - c[2] / 2, y0 = c[1] - c[2] / 2, x1 = x0 + c[2], y1 = y0 + c[2];
       if (!meets(b, [x0, y0, c[2], c[2]])) continue;
       var room = Math.max(b[0] - x0, x1 - b[0] - b[2], b[1] - y0, y1 - b[1] - b[3]);

@@ -1,16 +1,18 @@
 """The phone's map under a thumb, its tags and its touch targets (issue 37), in Chromium, WebKit and Gecko at 320x568
 (and Chromium at 390x844), measured from rectangles on the rendered page (no pixel scan).
 
-On this phone's outbid turn every legal shape has a touch target (WCAG 2.5.5: at least 44 x 44 CSS px) on the whole
-board as zoomed to the call: a rectangle every point of which picks that shape (document.elementFromPoint, as a tap),
-no two legal shapes' targets overlapping, none over another legal shape, and a real tap at its centre opens that
-shape's value sheet. A small shape's number stands on a tag beside it: no tag ever lies over a legal shape (the
-outlines are the page's own, the intersection computed here exactly), and a tag is drawn only where the shape is small
-on screen.
+On this phone's outbid turn every legal shape has a touch target (WCAG 2.5.5: at least 44 x 44 CSS px) zoomed to the
+call, and on the whole board wherever there is room (at 390 px for every one; at 320 px a shape without room keeps its
+own drawing and is one tap away on the zoomed call): a rectangle every point of which picks that shape
+(document.elementFromPoint, as a tap), no two legal shapes' targets overlapping, none over another legal shape, and a
+real tap at its centre opens that shape's value sheet. A small shape's number stands on a tag beside it: no tag ever
+lies over a legal shape (the outlines are the page's own, the intersection computed here exactly), and a tag is drawn
+only where the shape is small on screen. A tap on any shape's spot or middle, legal or not, names that shape: no
+target or moved tag covers it.
 
-Not the opening turn's whole board, where every one of the 55 shapes is legal: at 320 px a unit is 0.46 px, 47 shapes
-are under 44 px with their halos, and 55 squares of 44 px would take 72% of the board; there the map keeps its shapes,
-halos and tags as shipped (test_pages_thumb: every shape a 24 px square)."""
+The opening turn's whole board, every one of the 55 shapes legal (at 320 px a unit is 0.46 px and 55 squares of 44 px
+would take 72% of the board): Zoom in magnifies the board, which then scrolls in the map's box, until every shape has
+its 44 px target."""
 from __future__ import annotations
 
 import json
@@ -52,6 +54,22 @@ TARGETS_JS = """(legal) => {
     const r = t.getBoundingClientRect();
     if (r.width > 0) out.tags.push([c.getAttribute('data-callout-of'), [r.left, r.top, r.right, r.bottom]]);
     else { const n = c.querySelector('.nid').getBoundingClientRect(); out.inside.push([c.getAttribute('data-callout-of'), [n.left + n.width / 2, n.top + n.height / 2]]); }
+  });
+  // Every shape's spot (where its piece stands) and middle (its outline's box's centre), legal or not, and four
+  // points a finger's breadth (4 px) around each: what a tap there names. Only points on the map's visible part.
+  const vx0 = Math.max(box.left, 0), vy0 = Math.max(box.top, 0), vx1 = Math.min(box.right, out.screen[0]), vy1 = Math.min(box.bottom, out.screen[1]);
+  out.spots = [];
+  svg.querySelectorAll('.nb[data-nb]').forEach(g => {
+    if (g.classList.contains('off')) return;
+    const nb = g.getAttribute('data-nb'), c = g.querySelector('.cell').getBoundingClientRect();
+    const pt = svg.createSVGPoint(); pt.x = +g.dataset.x; pt.y = +g.dataset.y;
+    const s = pt.matrixTransform(m);
+    [['spot', s.x, s.y], ['middle', c.left + c.width / 2, c.top + c.height / 2]].forEach(([what, x, y]) => {
+      [[0, 0], [4, 0], [-4, 0], [0, 4], [0, -4]].forEach(([dx, dy]) => {
+        const px = x + dx, py = y + dy;
+        if (px > vx0 + 1 && px < vx1 - 1 && py > vy0 + 1 && py < vy1 - 1) out.spots.push([nb, what, dx || dy ? 'near' : 'at', px, py, names(px, py)]);
+      });
+    });
   });
   return out;
 }"""
@@ -107,8 +125,10 @@ def overlap(a, b) -> bool:
     return a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
 
 
-def check_screen(p, where: str, figures: dict) -> dict:
-    """Every legal shape's target (size, hits, no overlap) and every tag (over no legal shape) on this screen."""
+def check_screen(p, where: str, figures: dict, every: bool = True) -> dict:
+    """Every legal shape's target (size, hits, no overlap) and every tag (over no legal shape) on this screen; `every`
+    False (the whole board, zoomable to the call): a shape may have no target where there is no room for one, its spot
+    still its own."""
     legal = sorted(p.js("() => window.__phone.view.legal.neighborhoods"))
     got = p.js(TARGETS_JS, legal)
     outlines = {nb: on_screen(outline_rings(d), got["ctm"]) for nb, d in p.js(OUTLINES).items()}
@@ -117,7 +137,8 @@ def check_screen(p, where: str, figures: dict) -> dict:
     for nb in legal:
         t = got["targets"][nb]
         if t is None:
-            problems.append(f"{nb}: no touch target")
+            if every:
+                problems.append(f"{nb}: no touch target")
             continue
         x0, y0, x1, y1 = t["rect"]
         sizes[nb] = round(min(x1 - x0, y1 - y0), 1)
@@ -151,7 +172,13 @@ def check_screen(p, where: str, figures: dict) -> dict:
     for of, (x, y) in got["inside"]:
         if dist(outlines[of], x, y) > 0:
             problems.append(f"{of}'s number, tag hidden, is not inside its shape")
+    # A tap on any shape's spot or middle, legal or not, reaches that shape (its drawing, piece, target or tag), never
+    # a neighbour's target or moved tag (a tap on an illegal C09 once reached C04's tag: the wrong refusal).
+    for nb, what, how, x, y, named in got["spots"]:
+        if named != nb and dist(outlines[nb], x, y) == 0:   # (a middle outside its own shape is no spot of it)
+            problems.append(f"a tap {how} {nb}'s {what} ({x:.0f}, {y:.0f}) picks {named}")
     figures[where] = {"smallest target": min(sizes.values()) if sizes else None, "legal": len(legal),
+                      "no room (zoom in)": [nb for nb in legal if got["targets"][nb] is None],
                       "tags": [t[0] for t in got["tags"]]}
     assert problems == [], (p.name, where, problems)
     return rects
@@ -219,7 +246,7 @@ def play(p, server, w: int, h: int, figures: dict, calls: list, taps: tuple) -> 
         p.click("#whole")
         p.wait("() => !document.getElementById('map').classList.contains('zoomed')")
         shot(p, f"tags-whole-{target}-{size}")
-        rects = check_screen(p, f"{size} whole {target}", figures)
+        rects = check_screen(p, f"{size} whole {target}", figures, every=w >= 390)
         if "whole" in taps:
             tap_each(p, rects)
 
@@ -246,3 +273,75 @@ def test_every_legal_shape_has_a_44px_target_and_no_tag_lies_over_one(engine, se
         finally:
             p.close()
     print(f"\n{engine}: " + json.dumps(figures))
+
+
+# The opening's whole board, magnified (Zoom in): each shape's target, scrolled into the map's box (a finger's swipe),
+# its size, what a tap at 5 x 5 points of it names, and what a tap on the shape's spot names there.
+MAGNIFIED_JS = """(legal) => {
+  const svg = document.getElementById('map'), wrap = svg.parentNode, out = {};
+  const names = (x, y) => { const e = document.elementFromPoint(x, y), g = e && e.closest && e.closest('[data-nb]');
+    return g && svg.contains(g) ? g.getAttribute('data-nb') : null; };
+  legal.forEach(nb => {
+    const t = svg.querySelector('.target[data-nb="' + nb + '"]');
+    if (!t) { out[nb] = null; return; }
+    t.scrollIntoView({block: 'center', inline: 'center'});
+    const r = t.getBoundingClientRect(), w = wrap.getBoundingClientRect(), hits = [];
+    for (let i = 0; i < 5; i++) for (let j = 0; j < 5; j++) hits.push(names(r.left + 1 + (r.width - 2) * i / 4, r.top + 1 + (r.height - 2) * j / 4));
+    const g = svg.querySelector('.nb[data-nb="' + nb + '"]'), pt = svg.createSVGPoint();
+    pt.x = +g.dataset.x; pt.y = +g.dataset.y;
+    const s = pt.matrixTransform(svg.getScreenCTM());
+    out[nb] = {size: [r.width, r.height], seen: r.left >= w.left - 0.5 && r.right <= w.right + 0.5 && r.top >= Math.max(0, w.top) - 0.5 && r.bottom <= Math.min(innerHeight, w.bottom) + 0.5,
+               hits: hits, spot: names(s.x, s.y)};
+  });
+  wrap.scrollTo(0, 0); scrollTo(0, 0);
+  return out;
+}"""
+
+
+SCROLLED_CENTRE = """nb => { const t = document.querySelector('#map .target[data-nb="' + nb + '"]');
+  t.scrollIntoView({block: 'center', inline: 'center'}); const r = t.getBoundingClientRect();
+  return [r.left + r.width / 2, r.top + r.height / 2]; }"""
+
+
+@pytest.mark.parametrize("engine", ["chromium"])
+def test_the_opening_board_zooms_until_every_shape_has_a_44px_target(engine, server, playwright):
+    """Issue 37 ("every legal shape at least 44 px square ... or the whole board is zoomable to it"): on an opening
+    every shape is legal and 55 thumb squares do not fit a 320 px board; Zoom in magnifies the board (it scrolls both
+    ways in the map's box) until every shape has a target of at least 44 x 44 px that, scrolled into the box, picks that
+    shape at every point, its spot too; Whole board puts it back."""
+    p = make_phone(engine, playwright, 320, 568)
+    try:
+        p.open(f"{server.origin}/history")
+        p.size(320, 568)
+        gid, others = new_turn(server, p)
+        p.wait(SHOWN, "#turn")
+        legal = sorted(p.js("() => window.__phone.view.legal.neighborhoods"))
+        assert len(legal) == 55 and p.js(SHOWN, "#whole"), (len(legal), "no Zoom in on the opening")
+        p.click("#whole")
+        p.wait("() => document.querySelector('.mapwrap').classList.contains('magnified')")
+        shot(p, "tags-opening-magnified-320x568")
+        got = p.js(MAGNIFIED_JS, legal)
+        problems = [f"{nb}: no target" for nb in legal if got[nb] is None]
+        for nb, t in got.items():
+            if t is None:
+                continue
+            if min(t["size"]) < THUMB - 0.01:
+                problems.append(f"{nb}: target {t['size'][0]:.1f} x {t['size'][1]:.1f} px")
+            if not t["seen"]:
+                problems.append(f"{nb}: target not brought into the map's box")
+            if set(t["hits"]) != {nb} or t["spot"] != nb:
+                problems.append(f"{nb}: target points pick {sorted(set(map(str, t['hits'])))}, its spot {t['spot']}")
+        assert problems == [], problems
+        for nb in ["N07", "E04", "C09"]:   # the smallest three, tapped for real where a swipe brings them
+            x, y = p.js(SCROLLED_CENTRE, nb)
+            p.click_at(x, y)
+            p.wait(f"() => ({PICKED})() || ({OTHER})()", timeout=15)
+            assert (p.js(PICKED) or "").endswith(nb), (nb, x, y, p.js(PICKED), p.js(OTHER))
+            p.click("#cancel")
+            p.wait("() => document.getElementById('pick').hidden")
+        p.click("#whole")
+        p.wait("() => !document.querySelector('.mapwrap').classList.contains('magnified')")
+        assert p.js("() => document.getElementById('map').getBoundingClientRect().width") <= 320
+        assert p.problems() == [], p.problems()
+    finally:
+        p.close()
