@@ -22,7 +22,8 @@ import pytest
 from engines import phone as make_phone
 from engines import wait_live
 from pages_helpers import SHOTS, driver
-from test_pages_thumb import BID, PICKED, SHOWN, act, dist, new_turn, outline_rings
+from server_helpers import Phone, create_game
+from test_pages_thumb import BID, JOIN, PICKED, SHOWN, act, dist, new_turn, outline_rings
 from tools import boardmap
 
 THUMB = 44
@@ -342,6 +343,55 @@ def test_the_opening_board_zooms_until_every_shape_has_a_44px_target(engine, ser
         p.click("#whole")
         p.wait("() => !document.querySelector('.mapwrap').classList.contains('magnified')")
         assert p.js("() => document.getElementById('map').getBoundingClientRect().width") <= 320
+        assert p.problems() == [], p.problems()
+    finally:
+        p.close()
+
+
+HINT_JS = """() => { scrollTo(0, 0);
+  const h = document.getElementById('first-hint'), t = document.getElementById('first-hint-text'), m = document.getElementById('map');
+  const r = h.getBoundingClientRect(), b = m.getBoundingClientRect(), off = document.getElementById('hints-off').getBoundingClientRect();
+  const line = parseFloat(getComputedStyle(t).lineHeight) || 1.2 * parseFloat(getComputedStyle(t).fontSize);
+  return {shown: !h.hidden && r.height > 0, hint: [r.left, r.top, r.right, r.bottom], map: [b.left, b.top, b.right, b.bottom],
+          lines: Math.round(t.getBoundingClientRect().height / line), text: t.textContent, cut: t.scrollWidth > t.clientWidth + 1,
+          off: off.width > 0 && off.height > 0, screen: innerHeight}; }"""
+
+
+def test_the_first_game_hint_never_lies_over_the_map(server, playwright):
+    """Issue 37: on the outbid turn of a first game, in French (the longest hint) at 320x568 with a long name in it,
+    the hint stays in the dock under the map: folded to one line (a tap unfolds it, with Hide hints), its box never
+    meets the map's, and every shape's spot and every legal target still picks its own shape (check_screen)."""
+    p = make_phone("chromium", playwright, 320, 568)
+    try:
+        others = {c: Phone(server, name=n) for c, n in (("red", "Jean-Baptiste Delacroix"), ("white", "White"), ("gray", "Gray"))}
+        gid = create_game(others["red"], ["red", "blue", "white", "gray"], removed=[])
+        for c, o in others.items():
+            assert o.post(f"/api/games/{gid}/seats/{c}", {"name": o.name}).status == 200
+        p.open(f"{server.origin}/g/{gid}")
+        p.size(320, 568)
+        p.js("() => { document.cookie = 'lang=fr; path=/'; return true; }")
+        p.open(f"{server.origin}/g/{gid}")
+        wait_live(p)
+        p.js(JOIN, gid, "blue", "Héloïse Premièrepartie")
+        p.wait("() => window.__joined")
+        assert others["red"].post(f"/api/games/{gid}/start").status == 200
+        seq = others["red"].view(gid)["seq"]   # red opens: this phone's first turn is an outbid
+        assert others["red"].post(f"/api/games/{gid}/actions", {"bid": "C02", "value": 2, "expect_seq": seq}).status == 200
+        view = others["red"].view(gid)
+        assert view["to_act"] == "blue", view["to_act"]
+        wait_live(p, view["seq"])
+        p.wait(SHOWN, "#first-hint")
+        figures: dict = {}
+        for unfolded in (False, True):
+            got = p.js(HINT_JS)
+            assert got["shown"] and "Jean-Baptiste Delacroix" in got["text"], got
+            assert not overlap(got["hint"], got["map"]) and got["hint"][3] <= got["screen"], got
+            assert (got["lines"], got["off"]) == ((2, True) if unfolded else (1, False)) or unfolded and got["lines"] > 1 and got["off"], got
+            shot(p, f"tags-first-hint-{'open' if unfolded else 'folded'}-fr-320x568")
+            check_screen(p, f"hint {'open' if unfolded else 'folded'}", figures)
+            if not unfolded:
+                p.click("#first-hint-text")
+                p.wait("() => document.getElementById('first-hint').classList.contains('open')")
         assert p.problems() == [], p.problems()
     finally:
         p.close()
