@@ -1,15 +1,14 @@
-/* The phone's map on its turn (issue 37), as drawn now: each legal shape's touch target, a thumb square (WCAG 2.5.5:
-   44 px; its inner square, data-core from tools/boardmap.py, or a square around it) over no other legal shape; a small
-   shape's number on a tag only where it is small on screen, the tag over no legal shape or target. */
+/* The phone's map on its turn (issue 37): each legal shape's touch target, a 44 px square over no other legal shape
+   nor any shape's spot; a small shape's number on a tag only where it is small on screen. */
 "use strict";
 (function (Map) {
   var SVGNS = "http://www.w3.org/2000/svg";
-  var THUMB = 46;     // px a side: 44 and a little for the engines' rounding
-  var SMALL = 36;     // px: a shape whose largest inner square is narrower carries its number on a tag
-  var TAG_FONT = 14.5, GAP = 3;   // px: a tag's number (as the zoomed map's numbers, map.js legible) and its margin
-  var SPOT = 14;                   // px: the square about every shape's spot and middle that no target or tag covers
-  var FINGER = 28;                 // px: what every shape keeps of its inner square beside a target or tag (WCAG 2.5.8: 24)
-  var TAG_W = 36, TAG_H = 27;     // px: a tag takes the tap for its shape (WCAG 2.5.8: 24), as on the whole board
+  var THUMB = 46;     // px: 44 and the engines' rounding
+  var SMALL = 36;     // px: a narrower inner square: the number on a tag
+  var TAG_FONT = 14.5, GAP = 3;   // px: a tag's number, its margin
+  var SPOT = 14;                   // px: about every shape's spot and middle, never covered
+  var FINGER = 28;                 // px: of an inner square kept free (WCAG 2.5.8: 24)
+  var TAG_W = 36, TAG_H = 27;     // px: a tag takes its shape's tap
 
   function nums(s) { return (s || "").split(" ").map(Number); }
   function inside(rs, x, y) {
@@ -31,7 +30,7 @@
     function o(a, b, c) { var v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]); return v > 1e-9 ? 1 : v < -1e-9 ? -1 : 0; }
     return o(p, q, r) * o(p, q, s) < 0 && o(r, s, p) * o(r, s, q) < 0;
   }
-  /* Whether a box [x, y, w, h] and a shape share any area: a corner of one inside the other, or two sides crossing. */
+  /* Whether a box [x, y, w, h] and a shape share any area. */
   function boxMeets(b, rs, bb) {
     if (bb && !meets(b, bb)) return false;
     var x0 = b[0], y0 = b[1], x1 = b[0] + b[2], y1 = b[1] + b[3], c = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], i, j;
@@ -47,7 +46,7 @@
     }
     return false;
   }
-  /* How much of a box lies in a shape: of 5 x 3 points (as many as of 35). */
+  /* How much of a box lies in a shape (of 35). */
   function share(b, rs, bb) {
     if (bb && !meets(b, bb)) return 0;
     var n = 0;
@@ -65,13 +64,12 @@
       h.core = h.g.hasAttribute("data-core") ? nums(h.g.getAttribute("data-core")) : null;
       h.tagged = !!this.svg.querySelector('.callout[data-callout-of="' + nb + '"]');
       var mx = x0 + (x1 - x0) / 2, my = y0 + (y1 - y0) / 2;
-      h.mid = inside(h.rings, mx, my) ? [mx, my] : [h.x, h.y];   // its outline's middle, where it lies in the shape
+      h.mid = inside(h.rings, mx, my) ? [mx, my] : [h.x, h.y];
     }
     return h;
   };
 
-
-  /* `all`: the whole drawing is in reach (the magnified board scrolls), not only what the screen shows now. */
+  /* `all`: the whole board in reach (it scrolls), not only the screen. */
   Map.prototype.fit = function (legal, all) {
     var svg = this.svg, old = svg.querySelector(".targets");
     if (old) old.parentNode.removeChild(old);
@@ -97,9 +95,8 @@
     hoods.parentNode.insertBefore(g, hoods.nextSibling);
     return { targets: targets, tags: this.tags(ids, targets, unit, vis), all: ids.every(function (nb) { return targets[nb]; }) };
   };
-  /* The board drawn larger than the screen in its box `wrap` (w x h px; it scrolls both ways), at the first scale
-     from the width's where every legal shape has its target (the opening: every shape legal, 55 thumb squares do not
-     fit a phone's width); null puts it back. */
+  /* The board magnified in its box `wrap` (w x h px, it scrolls) until every legal shape has its target (an opening:
+     55 thumb squares do not fit a phone); null puts it back. */
   Map.prototype.magnify = function (wrap, legal, w, h) {
     var svg = this.svg, b = this.board(), got = null, z = this.z || 2;
     if (!legal) {
@@ -109,7 +106,7 @@
     wrap.classList.add("magnified");
     wrap.style.height = h + "px";
     this.look(b);
-    for (; z <= 8 && !(got && got.all); z += 0.5) {   // the same scale again keeps where the player scrolled to
+    for (; z <= 8 && !(got && got.all); z += 0.5) {   // the same scale again: the scroll stays
       svg.style.width = Math.round(w * z) + "px";
       svg.style.height = Math.round(w * z * b[3] / b[2]) + "px";
       got = this.fit(legal, true);
@@ -117,7 +114,6 @@
     this.z = z - 0.5;
     return got;
   };
-
 
   Map.prototype.targets = function (ids, side, vis) {
     var self = this, out = {}, placed = [];
@@ -139,18 +135,17 @@
             if (ids[k] !== nb && boxMeets(b, this.hoods[ids[k]].rings, this.hoods[ids[k]].bb)) s = Infinity;
           }
           s -= share(b, this.hoods[nb].rings, this.hoods[nb].bb) / 35;
-          s += 5 * this.cores(b, nb);   // and of the others' inner squares as little as may be
-          if (!this.keeps(b, nb, side * FINGER / THUMB)) s = Infinity;   // every other shape keeps a finger's room
+          s += 5 * this.cores(b, nb);
+          if (!this.keeps(b, nb, side * FINGER / THUMB)) s = Infinity;
         }
         if (s < score) { best = b; score = s; }
       }
-      if (!best) continue;   // no room on this screen: its shape, halo and tag as drawn (a larger board has it)
+      if (!best) continue;   // no room: as drawn (the zoomed map has it)
       out[nb] = best;
       placed.push(best);
     }
     return out;
   };
-
 
   Map.prototype.tags = function (ids, targets, unit, vis) {
     var self = this, out = {}, placed = [], calls = this.svg.querySelectorAll(".callout[data-own]");
@@ -177,7 +172,6 @@
     }
     return out;
   };
-  /* How many other shapes' inner squares a box meets. */
   Map.prototype.cores = function (b, nb) {
     var n = 0;
     for (var o in this.hoods) {
@@ -187,8 +181,8 @@
     return n;
   };
 
-  /* Whether a box leaves every other shape, legal or not, tagged or not, a fingertip's square about its spot (where
-     its piece stands) and its middle; and an untagged one as much of its inner square as a finger. */
+  /* Whether a box leaves every other shape (legal or not) its spot's and middle's squares, and an untagged one a
+     finger of its inner square. */
   Map.prototype.keeps = function (b, nb, side) {
     for (var o in this.hoods) {
       var c = this.hoods[o].core, h = this.hoods[o];
@@ -209,13 +203,13 @@
     if (b[0] < vis[0] + gap || b[1] < vis[1] + gap || b[0] + b[2] > vis[0] + vis[2] - gap || b[1] + b[3] > vis[1] + vis[3] - gap) return false;
     if (placed.some(function (p) { return meets(b, p, gap); })) return false;
     if (boxes.some(function (t) { return t[0] !== nb && meets(b, t[1], gap); })) return false;
-    if (!this.keeps(wide, nb, FINGER / unit)) return false;   // every other shape keeps a finger's room
+    if (!this.keeps(wide, nb, FINGER / unit)) return false;
     return ids.every(function (o) { return o === nb || !boxMeets(wide, self.hoods[o].rings, self.hoods[o].bb); });
   };
-  /* One tag beside its shape (see tags); false when there is no room for it on this screen. */
+  /* One tag beside its shape; false when there is no room. */
   Map.prototype.placeTag = function (call, hd, ids, boxes, placed, avoid, unit, vis, out) {
     var self = this, nb = call.getAttribute("data-callout-of"), text = call.querySelector(".nid");
-    var f = TAG_FONT / unit, w = TAG_W / unit, h = TAG_H / unit, gap = Math.max(GAP / unit, 4);   // its halo: 3 units
+    var f = TAG_FONT / unit, w = TAG_W / unit, h = TAG_H / unit, gap = Math.max(GAP / unit, 4);
     var best = null, score = Infinity, c = hd.core;
     for (var d = c[2] / 2 + Math.max(w, h) / 2 + gap; d < c[2] / 2 + 120 / unit; d += 6 / unit) {
       if ((d - c[2] / 2) * unit > score) break;
@@ -245,7 +239,7 @@
     for (var k in attrs) if (attrs.hasOwnProperty(k)) e.setAttribute(k, typeof attrs[k] === "number" ? Math.round(attrs[k] * 100) / 100 : attrs[k]);
   }
   var KEEP = { ".calltag": ["x", "y", "width", "height", "rx"], ".halo": ["x", "y", "width", "height"], ".nid": ["x", "y", "font-size"], ".leader": ["x1", "y1", "x2", "y2"], ".leader-end": ["cx", "cy", "r"] };
-  /* A tag's attributes as the drawing has them, kept the first time it is moved. */
+  /* A tag's attributes as drawn, kept when first moved. */
   Map.prototype.remember = function (call) {
     if (!call.__home) {
       call.__home = {};
@@ -253,7 +247,7 @@
     }
     return call.__home;
   };
-  /* One tag (or every tag) back where the drawing put it. */
+  /* One tag (or every tag) back home. */
   Map.prototype.home = function (call) {
     var calls = call ? [call] : this.svg.querySelectorAll(".callout");
     for (var i = 0; i < calls.length; i++) {
