@@ -82,6 +82,8 @@
     var ids = Object.keys(legal).filter(function (nb) { return self.hoods[nb] && !self.hoods[nb].g.classList.contains("off"); });
     Object.keys(this.hoods).forEach(function (nb) { self.shape(nb); });
     var targets = this.targets(ids, THUMB / unit, vis);
+    // no room for every one (the opening, the whole board at 320 px): as drawn, the zoomed map has them
+    if (ids.some(function (nb) { return !targets[nb]; })) { this.home(); return { all: false }; }
     var g = document.createElementNS(SVGNS, "g");
     g.setAttribute("class", "targets");
     Object.keys(targets).forEach(function (nb) {
@@ -93,7 +95,7 @@
     });
     var hoods = svg.querySelector(".hoods");
     hoods.parentNode.insertBefore(g, hoods.nextSibling);
-    return { targets: targets, tags: this.tags(ids, targets, unit, vis), all: ids.every(function (nb) { return targets[nb]; }) };
+    return { targets: targets, tags: this.tags(ids, targets, unit, vis), all: true };
   };
   /* The board magnified in its box `wrap` (w x h px, it scrolls) until every legal shape has its target (an opening:
      55 thumb squares do not fit a phone); null puts it back. */
@@ -140,7 +142,7 @@
         }
         if (s < score) { best = b; score = s; }
       }
-      if (!best) continue;   // no room: as drawn (the zoomed map has it)
+      if (!best) continue;
       out[nb] = best;
       placed.push(best);
     }
