@@ -93,6 +93,7 @@
     M.show(w, near.length > 1 || opening);
     w.textContent = tr(whole !== opening ? "zoom_call" : "whole_board");
     $("turn").classList.toggle("quiet", near.length > 1 && whole);   // the whole board asked for: its buttons only
+    $("turn").classList.toggle("opening", opening);   // Zoom in beside the instruction: the board keeps its height
     if (!(opening && whole)) map.magnify(svg.parentNode, null);
     if (!on) { svg.style.height = ""; map.look(null); map.fit(null); return; }
     // what the screen leaves at scroll 0 above the end of the dock (or of a message under it)
