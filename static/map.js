@@ -362,6 +362,5 @@ var BoardMap = (function () {
     return g;
   }
 
-  Map.rings = rings;          // for static/map-fit.js
   return Map;
 })();
