@@ -3,6 +3,7 @@ server): start-up, memory, and a bid's time to all 8 sockets. Prints figures; no
 
     .venv/bin/pip install flask-sock      # the peer's one extra package (pyproject's "bench" extra)
     .venv/bin/python benchmarks/bench_peer.py [--bids 300] [--runs 7] [--rounds 3] [--core 0] [--quota 10] [--durable-peer]
+        [--socket] (the companion's bids over the phone's live socket, as its page sends them)
 
 Both servers run pinned to CORE; with --quota P each also runs in a cgroup of its own allowed P% of one
 core (cgroup v2, or v1's cpu controller; as root). Start-up is launch to the first answered request
@@ -10,7 +11,7 @@ core (cgroup v2, or v1's cpu controller; as root). Start-up is launch to the fir
 the two servers interleaved; its CPU is the server's own CPU time by then
 (utime + stime, 10 ms ticks). Memory is the server's PSS with 8 sockets
 open (the companion: one game being played, 4 seated phones and 4 watchers). A bid is timed from its
-POST to its view on all 8 sockets; each round runs BIDS bids on a fresh server of each kind, the two
+POST (with --socket: its message on the phone's live socket) to its view on all 8 sockets; each round runs BIDS bids on a fresh server of each kind, the two
 kinds taking turns to go first. CPU per bid is the server's own CPU time (every thread, user and
 system) over the bids, divided by their count: on a busy, shared machine the steadiest figure.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import random
 import signal
@@ -103,6 +105,7 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 DURABLE_PEER: list = []   # the peer's SQLite file, with --durable-peer
+OVER_SOCKET: list = []    # with --socket: the companion's bids go over the phone's live socket, not a POST
 
 
 def peer_cmd(port: int) -> list:
@@ -210,8 +213,14 @@ def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
                     nb = rng.choice(sorted(legal["neighborhoods"]))
                     move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
                 move["expect_seq"] = mine["seq"]
-                t0 = time.perf_counter()
-                answer = posters[view["to_act"]].post(f"/api/games/{gid}/actions", move)
+                if OVER_SOCKET:   # the phone's page: the bid on its open live socket, answered there
+                    aid = f"b{len(lat)}"
+                    t0 = time.perf_counter()
+                    socks[view["to_act"]].client.send(json.dumps({"id": aid, "act": move}))
+                    answer = socks[view["to_act"]].ack(aid, timeout=60)["body"]
+                else:
+                    t0 = time.perf_counter()
+                    answer = posters[view["to_act"]].post(f"/api/games/{gid}/actions", move)
                 lat.append(max(s.arrival(answer["seq"], timeout=60) for s in listeners) - t0)
             cpu += cpu_seconds(server.proc.pid)
             for s in listeners:
@@ -232,7 +241,12 @@ def main() -> int:
     ap.add_argument("--quota", type=float, default=None, help="percent of one core each server may use")
     ap.add_argument("--durable-peer", action="store_true",
                     help="the peer commits each bid to SQLite (synchronous=FULL) before telling, as the companion")
+    ap.add_argument("--socket", action="store_true",
+                    help="the companion's phones send each bid over their open live socket (web/live_acts.py), as "
+                         "its phone page does, instead of a POST (the peer unchanged)")
     args = ap.parse_args()
+    if args.socket:
+        OVER_SOCKET.append(True)
     with_bytecode()
     others = set(range(os.cpu_count() or 1)) - {args.core}
     if others:
@@ -257,6 +271,7 @@ def main() -> int:
     load_after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     print(f"both servers on core {args.core}" + (f", each held to {args.quota:g}% of a core" if args.quota else "")
           + (", the peer durable (SQLite, synchronous=FULL)" if args.durable_peer else "")
+          + (", the companion's bids over its live sockets" if args.socket else "")
           + f"; load average before: {load}, after: {load_after}; {args.runs} start-ups and {args.rounds} "
           f"round(s) of {args.bids} bids each")
     print(f"{'':>10} {'start-up min/median s':>22} {'CPU s':>6} {'PSS MB':>7} {'bid->8 sockets median ms':>25} "

@@ -3,6 +3,7 @@ so a change of a few percent shows where bench_peer.py's timings cannot. Prints 
 
     .venv/bin/python benchmarks/callgrind_bid.py [--bids 150]     # needs valgrind (apt install valgrind)
     .venv/bin/python benchmarks/callgrind_bid.py --peer [--bids 150]   # the durable peer's bids, counted the same way
+    .venv/bin/python benchmarks/callgrind_bid.py --socket [--bids 150]   # the companion's bids over the live socket
 
 The real server runs under callgrind with counting off; bench_peer.py's bids are played (seated phones, 4 watchers,
 a bid told to 8 sockets) and only they are counted (games are set up with counting off), every thread of the
@@ -40,10 +41,14 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bids", type=int, default=150)
     ap.add_argument("--keep", help="copy callgrind's file here")
+    ap.add_argument("--socket", action="store_true",
+                    help="the companion's bids over the phone's live socket, as its page sends them (bench_peer --socket)")
     ap.add_argument("--peer", action="store_true",
                     help="count bench_peer.py's durable peer instead (each bid committed to SQLite, synchronous=FULL)")
     args = ap.parse_args()
     bench_peer.with_bytecode()
+    if args.socket:
+        bench_peer.OVER_SOCKET.append(True)
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
         out = folder / "callgrind.out"
@@ -94,7 +99,8 @@ def main() -> int:
             raise RuntimeError(f"callgrind counted nothing: {files}")
         if args.keep:
             subprocess.run(["cp", max(files, key=total_ir), args.keep], check=True)
-    print(f"{'the durable peer' if args.peer else 'the companion'}: {ir / args.bids / 1e6:.3f} M instructions per bid (user space, every thread; {args.bids} bids, "
+    who = "the durable peer" if args.peer else "the companion" + (" (bids over the live socket)" if args.socket else "")
+    print(f"{who}: {ir / args.bids / 1e6:.3f} M instructions per bid (user space, every thread; {args.bids} bids, "
           f"{time.perf_counter() - t0:.0f} s under valgrind)")
     return 0
 

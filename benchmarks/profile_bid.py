@@ -2,7 +2,7 @@
 (`companion serve`; seated phones, 4 watchers, a bid told to 8 sockets). Prints figures; not a test.
 
     .venv/bin/pip install yappi py-spy flask-sock
-    .venv/bin/python benchmarks/profile_bid.py [--bids 1500] [--core 0] [--top 25]          # CPU, by yappi
+    .venv/bin/python benchmarks/profile_bid.py [--bids 1500] [--core 0] [--top 25] [--socket]   # CPU, by yappi
     .venv/bin/python benchmarks/profile_bid.py --wall [--rate 1000] [--bids 1500]          # wall, by py-spy
 
 CPU: yappi (CPU clock, every thread) profiles the server from its first answer to its SIGTERM; each stage is the CPU
@@ -34,6 +34,7 @@ STAGES = [
     ("fsync: the note", ("write (companion/store/db.py", "Note.write")),
     ("encode views (views.py)", ("companion/views.py",)),
     ("send to sockets (live/wsloop.py, hub.py)", ("companion/live/wsloop.py", "companion/live/hub.py")),
+    ("the socket's action (web/live_acts.py)", ("companion/web/live_acts.py",)),
     ("check: the rules (game/)", ("companion/game/",)),
     ("LEDs, Pi seat", ("companion/pi/leds", "companion/pi_seat.py", "companion/table/pi_seats.py")),
     ("table: apply, bookkeeping (table/, store)", ("companion/table/", "companion/store/")),
@@ -153,11 +154,14 @@ def main() -> int:
     ap.add_argument("--rate", type=int, default=1000)
     ap.add_argument("--core", type=int, default=0)
     ap.add_argument("--wall", action="store_true", help="py-spy's samples of every thread, waits included")
+    ap.add_argument("--socket", action="store_true", help="the bids over the phones' live sockets (bench_peer --socket)")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--raw", help="summarize this py-spy raw file instead of measuring")
     ap.add_argument("--stats", help="summarize this yappi file (from --keep) instead of measuring")
     ap.add_argument("--keep", help="also write py-spy's raw samples here")
     args = ap.parse_args()
+    if args.socket:
+        bench_peer.OVER_SOCKET.append(True)
     if args.stats:
         summarize_cpu(Path(args.stats), args.bids, args.top)
         return 0

@@ -15,7 +15,8 @@
 | HTTP_THREADS | 32 | live/httploop.py, `companion serve --threads` | the app's threads: a bid takes one for a few ms, a WebSocket handshake for one request |
 | SOCKETS_PER_DEVICE | 3 | live/hub.py | a phone needs one; a reload or a second tab may briefly hold another |
 | SOCKETS_PER_ADDRESS | 8 | live/hub.py | every device behind one address (fresh cookies cost nothing) |
-| MAX_MESSAGE | 1 KiB | live/wsloop.py | a phone's socket message (the socket carries no actions) |
+| MAX_MESSAGE | 1 KiB | live/wsloop.py | a phone's socket message (an action and its id) |
+| SOCKET_ANSWERS_KEPT, ACTION_ID_LENGTH | 1024, 40 | web/live_acts.py | answers kept for a resend of a socket action; its id's length |
 | SOCKET_SEND_DEADLINE | 10 s | live/wsloop.py | a view the phone does not read: the socket is dropped |
 | MAX_QUEUED | 256 KiB | live/wsloop.py | bytes queued for one socket before it is dropped |
 | PING_INTERVAL | 25 s | live/wsloop.py | no pong by the next ping and the socket is dropped |
@@ -68,11 +69,13 @@ WAKE_BYTES = 4096          # wake-up bytes drained at once (one per answer or vi
 SOCKETS_PER_DEVICE = 3
 SOCKETS_PER_ADDRESS = 8
 MAX_MESSAGE = 1024
+SOCKET_ANSWERS_KEPT = 1024   # socket actions' answers kept for a resend after a reconnect (a refusal's sentence at most)
+ACTION_ID_LENGTH = 40
 SOCKET_SEND_DEADLINE = 10.0
 MAX_QUEUED = 256 * 1024
 PING_INTERVAL = 25.0
 LIVE_TICK = 1.0            # s between the live loop's deadline and ping checks
-SOCKET_RECV_BYTES = 4096   # read at once from a phone's socket (it sends pings and closes, nothing bigger)
+SOCKET_RECV_BYTES = 4096   # read at once from a phone's socket (pings, closes and actions, nothing bigger)
 
 # -- what one device may write (web/throttle.py, web/api.py; the rates are settings in app.DEFAULTS) --
 RATE_LIMIT = 10.0

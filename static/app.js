@@ -126,6 +126,7 @@ var M = (function () {
     // page's: after a restart that lost an action, the page must not keep showing what is no longer so.
     function onView(view, fresh) { storageNotice(view); viewed(view, fresh); }
     var ws = null, seq = -1, delay = 500, timer = null, alive = false, closedByUs = false;
+    var pending = {};   // action id -> what act() sent and waits an answer for (resent, same id, on a new socket)
     function setAlive(on) { var changed = alive !== on; alive = on; if (changed) onState(on); }   // not at every message
     function open() {
       clearTimeout(timer);
@@ -146,9 +147,11 @@ var M = (function () {
         var view;
         try { view = JSON.parse(ev.data); } catch (e) { return; }
         if (!view || typeof view !== "object") return;
+        if ("ack" in view) { answered(view); return; }
         if (typeof view.seq === "number") seq = view.seq;
         setAlive(true);
         onView(view, first);
+        if (first) for (var id in pending) sock.send(pending[id].text);   // the server answers an id it applied
         first = false;
       };
       sock.onclose = function () {
@@ -159,6 +162,28 @@ var M = (function () {
       };
       sock.onerror = function () { try { sock.close(); } catch (e) { /* closing anyway */ } };
       waiting.forEach(function (ev) { sock.onmessage(ev); });   // what the early socket received before app.js ran
+    }
+    /* A bid or a pass over this open socket (web/live_acts.py), answered as api() answers a POST; null when the
+       socket is not open (the caller posts). Sent once: a reconnect resends the same id, which is never applied
+       twice; without an answer in 15 s it is a network error, as a lost POST is (its expect_seq guards a retry). */
+    function act(body) {
+      if (!ws || ws.readyState !== 1 || !alive) return null;
+      var id = Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
+      var text = JSON.stringify({ id: id, act: body });
+      return new Promise(function (resolve) {
+        pending[id] = { text: text, resolve: resolve, timer: setTimeout(function () {
+          delete pending[id];
+          resolve({ ok: false, status: 0, data: { error: tr("network_error") } });
+        }, 15000) };
+        ws.send(text);
+      });
+    }
+    function answered(msg) {
+      var p = pending[msg.ack];
+      if (!p) return;
+      delete pending[msg.ack];
+      clearTimeout(p.timer);
+      p.resolve({ ok: msg.status >= 200 && msg.status < 300, status: msg.status, data: msg.body, socket: true });
     }
     function retry() {
       clearTimeout(timer);
@@ -197,6 +222,7 @@ var M = (function () {
     open();
     return {
       get alive() { return alive; },
+      act: act,
       reopen: function () { delay = 500; drop(); },
       stop: function () { closedByUs = true; clearTimeout(timer); clearInterval(probeTimer); if (ws) ws.close(); }
     };

@@ -390,7 +390,8 @@
     say("");
     toast("");   // the next answer replaces a refusal: it never lingers over the call-over card
     render();
-    return M.api(method, "/api/games/" + encodeURIComponent(gameId) + path, body).then(function (res) {
+    var asked = path === "/actions" && sock.act(body);   // over the open live socket, else a POST
+    return (asked || M.api(method, "/api/games/" + encodeURIComponent(gameId) + path, body)).then(function (res) {
       busy = false;
       if (res.data && res.data.view) take(res.data.view);
       else if (res.ok && res.data && res.data.phase) take(res.data);

@@ -121,7 +121,14 @@ class Device:
         self.ctx.set_default_timeout(15000)
         self.page = self.ctx.new_page()
         self.frames: list[str] = []
-        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        self.sent: list[str] = []     # every frame the page sent on its sockets (its bids and passes)
+        self.posts: list[str] = []    # the path of every POST the page made
+        self.page.on("websocket", self._socket)
+        self.page.on("request", lambda r: self.posts.append(r.url.split("/", 3)[3]) if r.method == "POST" else None)
+
+    def _socket(self, ws) -> None:
+        ws.on("framereceived", self._frame)
+        ws.on("framesent", lambda payload: self.sent.append(payload if isinstance(payload, str) else payload.decode()))
 
     def _frame(self, payload) -> None:
         self.frames.append(payload if isinstance(payload, str) else payload.decode())
@@ -228,6 +235,8 @@ def frame_leaks(frames: list[str], own: Optional[str], cards: dict) -> list[str]
     bad = []
     for raw in frames:
         view = json.loads(raw)
+        if "ack" in view:   # an answer to the phone's own bid (web/live_acts.py): its view, or a stale refusal's
+            view = view["body"] if "phase" in view["body"] else view["body"].get("view", {})
         if view.get("phase") == "finished":
             continue
         you = view.pop("you", None)

@@ -231,6 +231,8 @@ class Phone:
     def ws(self, gid: str, since: Optional[int] = None, origin: Optional[str] = "") -> "Socket":
         url = f"{self.server.ws_base}/api/games/{gid}/live" + (f"?since={since}" if since is not None else "")
         headers = {"Cookie": self.cookie_header()}
+        if self.lang:   # as a browser sends it on the handshake too: a socket's answers are in this language
+            headers["Accept-Language"] = self.lang
         o = self.server.origin if origin == "" else origin
         if o is not None:
             headers["Origin"] = o
@@ -260,6 +262,7 @@ class Socket:
         self.client = client
         self.phone = phone
         self.messages: list[dict] = []
+        self.acks: list[dict] = []            # answers to actions sent over this socket (web/live_acts.py)
         self.arrived: dict[int, float] = {}   # seq -> perf_counter() when it first came in (benchmarks)
         self.cond = threading.Condition()
         self.closed = False
@@ -282,6 +285,10 @@ class Socket:
                 now = time.perf_counter()
                 msg = json.loads(raw)
                 with self.cond:
+                    if "ack" in msg:
+                        self.acks.append(msg)
+                        self.cond.notify_all()
+                        continue
                     self.arrived.setdefault(msg["seq"], now)
                     if self.phone.capture:
                         self.phone.seen.append(("ws", "", "", raw if isinstance(raw, bytes) else raw.encode()))
@@ -314,6 +321,22 @@ class Socket:
         self.wait_seq(seq, timeout)
         with self.cond:
             return self.arrived.get(seq, self.arrived[min(s for s in self.arrived if s >= seq)])
+
+    def act(self, body: dict, aid: str, timeout: float = 10.0) -> dict:
+        """Send an action over the socket as the phone's page does, and wait for its answer."""
+        self.client.send(json.dumps({"id": aid, "act": body}))
+        return self.ack(aid, timeout)
+
+    def ack(self, aid: Optional[str], timeout: float = 10.0, count: int = 1) -> dict:
+        """The `count`th answer to the action `aid` (once it has come)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while len([a for a in self.acks if a["ack"] == aid]) < count:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.closed:
+                    raise AssertionError(f"no answer to {aid!r}; answers {self.acks}")
+                self.cond.wait(left)
+            return [a for a in self.acks if a["ack"] == aid][count - 1]
 
     def close(self) -> None:
         try:

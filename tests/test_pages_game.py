@@ -163,3 +163,60 @@ def test_three_phones_play_a_whole_expert_game_and_the_tally_matches_companion_s
     for who, d in everyone.items():
         assert d.frames, who
         assert frame_leaks(d.frames, None if who == "table" else who, cards) == [], who
+
+    # Every move went over the phone's open live socket (web/live_acts.py), none by a POST to /actions.
+    sent = [json.loads(f)["act"] for d in phones.values() for f in d.sent if f.startswith('{"id"')]
+    assert len(sent) == moves and not [p for d in phones.values() for p in d.posts if p.endswith("/actions")]
+
+
+def test_a_bid_goes_over_the_phones_socket_and_by_post_when_the_socket_is_closed(server, devices):
+    ann, bert = devices(server, name="Ann"), devices(server, lang="de", name="Bert")
+    status, game = ann.api("POST", "/api/games", {"mode": "family", "players": ["blue", "red"], "seed": 7,
+                                                  "removed_districts": ["north", "east"], "layout": "random"})
+    assert status == 201, game
+    gid = game["id"]
+    for d, color in ((ann, "blue"), (bert, "red")):
+        assert d.api("POST", f"/api/games/{gid}/seats/{color}", {"name": d.name})[0] == 200
+    assert ann.api("POST", f"/api/games/{gid}/start")[0] == 200
+    view = ann.view(gid)
+    first, second = (ann, bert) if view["to_act"] == "blue" else (bert, ann)
+    for d in (first, second):
+        d.goto(f"/g/{gid}")
+        d.wait_seq(view["seq"])
+
+    # A bid tapped on the phone: sent on its socket, answered there, no POST.
+    legal = first.view(gid)["legal"]["neighborhoods"]
+    nb = sorted(legal)[0]
+    first.tap(nb)
+    first.page.wait_for_selector("#values button")
+    first.press(f'#values button:text-is("{legal[nb][0]}")')
+    first.press("#confirm")
+    for d in (first, second):
+        d.wait_seq(view["seq"] + 1)
+    acts = [json.loads(f) for f in first.sent if f.startswith('{"id"')]
+    assert [a["act"] for a in acts] == [{"bid": nb, "value": legal[nb][0], "expect_seq": view["seq"]}]
+    for _ in range(100):   # its answer follows the view it published
+        if any(json.loads(f).get("ack") == acts[0]["id"] for f in first.frames if f.startswith('{"ack"')):
+            break
+        first.page.wait_for_timeout(50)
+    else:
+        raise AssertionError("the bid was not answered on the socket")
+    assert not [p for p in first.posts if p.endswith("/actions")]
+    assert ann.view(gid)["actions"] == view["actions"] + 1
+
+    # A refusal over the socket is shown as the POST's would be, in the phone's language (German here).
+    stale = second.page.evaluate("() => window.__phone.post('/actions', {pass: true, expect_seq: 0})"
+                                 ".then(r => r && r.data && r.data.error)")
+    posted = second.page.evaluate(
+        "p => fetch(p, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{\"pass\": true,"
+        " \"expect_seq\": 0}'}).then(r => r.json()).then(d => d.error)", f"/api/games/{gid}/actions")
+    assert stale == posted == "Die Partie ist weitergegangen; hier ist der aktuelle Stand."
+    assert second.text("#msg") == stale
+
+    # With its socket closed, the same send path posts (and nothing goes on a socket).
+    sent_before, posts_before = len(second.sent), len(second.posts)
+    second.page.evaluate("() => window.__phone.sock.stop()")
+    done = second.page.evaluate("s => window.__phone.post('/actions', {pass: true, expect_seq: s}).then(r => r.ok)",
+                                view["seq"] + 1)
+    assert done and second.posts[posts_before:] == [f"api/games/{gid}/actions"]
+    assert len(second.sent) == sent_before and ann.view(gid)["seq"] == view["seq"] + 2

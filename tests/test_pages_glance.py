@@ -89,6 +89,8 @@ class Screen:
         self.page = self.ctx.new_page()
         self.posts: list[str] = []
         self.page.on("request", lambda r: self.posts.append(r.url) if r.method != "GET" else None)
+        # What the page sends on its live socket counts too: the phone's bids go there while it is open.
+        self.page.on("websocket", lambda ws: ws.on("framesent", lambda f: self.posts.append(f"socket: {f}")))
 
     def api(self, method, path, body=None):
         url = self.server.origin + path

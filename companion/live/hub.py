@@ -18,6 +18,7 @@ class Subscriber:
         self.device = device
         self.address = address
         self.live: Optional[LiveSocket] = None
+        self.on_message: Optional[Callable[[LiveSocket, str], None]] = None   # what the phone sends (its actions)
 
     def offer(self, frame: bytes) -> None:
         live = self.live
@@ -64,7 +65,7 @@ class Hub:
 
     def attach(self, sub: Subscriber, sock, first: str) -> LiveSocket:
         """Hand the upgraded socket to the loop and send the first view."""
-        live = LiveSocket(sock, self.loop, on_close=lambda: self.leave(sub))
+        live = LiveSocket(sock, self.loop, on_close=lambda: self.leave(sub), on_message=sub.on_message)
         sub.live = live
         live.send(first)
         self.loop.watch(live)

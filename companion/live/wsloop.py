@@ -85,11 +85,13 @@ class LiveSocket:
     """One open WebSocket. `send` may be called from any thread and never blocks: what the kernel does
     not take at once waits here, and only the newest unsent view is kept (a whole view supersedes)."""
 
-    def __init__(self, sock: socket.socket, loop: "Loop", on_close: Optional[Callable[[], None]] = None):
+    def __init__(self, sock: socket.socket, loop: "Loop", on_close: Optional[Callable[[], None]] = None,
+                 on_message: Optional[Callable[["LiveSocket", str], None]] = None):
         sock.setblocking(False)
         self.sock = sock
         self.loop = loop
         self.on_close = on_close
+        self.on_message = on_message  # a whole text message, on the loop's thread, outside the lock (None: dropped)
         self.p = p = wsproto()
         self.ws = p.Connection(p.ConnectionType.SERVER)   # no extensions: a compressed frame is a protocol error
         self.closed = threading.Event()
@@ -98,6 +100,7 @@ class LiveSocket:
         self._out_since = 0.0         # when the oldest byte in _out was queued
         self._view: Optional[bytes] = None   # the newest view, framed, not yet queued
         self._incoming = 0            # bytes of the message being received
+        self._parts: list[str] = []   # its text so far (kept only when on_message takes messages)
         self._pong = True
         self._next_ping = time.monotonic() + PING_INTERVAL
         self._closing = False         # a close frame is queued: drop the socket once it is out
@@ -115,6 +118,20 @@ class LiveSocket:
             self._view = frame
             self._write()
             waiting = bool(self._out) or self._closing   # bytes left, or the socket failed under us
+        if waiting:
+            self.loop.watch(self)
+
+    def send_message(self, text: str) -> None:
+        """An answer to what the phone sent: queued after every view sent before it, never superseded by one."""
+        with self._lock:
+            if self.closed.is_set() or self._closing:
+                return
+            if self._view is not None and self.ws.state is self.p.ConnectionState.OPEN:
+                self._queue(self._view)   # the view the answer follows goes first
+                self._view = None
+            self._queue(text_frame(text))
+            self._write()
+            waiting = bool(self._out) or self._closing
         if waiting:
             self.loop.watch(self)
 
@@ -168,6 +185,7 @@ class LiveSocket:
         except OSError:
             data = b""
         p = self.p
+        messages: list[str] = []
         with self._lock:
             if not data:
                 self._closing = True
@@ -192,8 +210,11 @@ class LiveSocket:
                         self._closing = True
                         break
                     elif isinstance(event, (p.TextMessage, p.BytesMessage)):
-                        # Read and dropped: actions go over HTTP. Only the length is kept, never the bytes.
+                        # A text message goes to on_message whole (a phone's action); anything else is read and
+                        # dropped, only its length kept.
                         self._incoming += len(event.data)
+                        if self.on_message is not None and isinstance(event, p.TextMessage):
+                            self._parts.append(event.data)
                         if self._incoming > MAX_MESSAGE:
                             self._queue(self.ws.send(p.CloseConnection(MESSAGE_TOO_BIG,
                                                                        "messages are limited to 1 KB")))
@@ -202,12 +223,19 @@ class LiveSocket:
                             break
                         if event.message_finished:
                             self._incoming = 0
+                            if self._parts:
+                                messages.append("".join(self._parts))
+                                self._parts = []
             except p.LocalProtocolError:
                 self._closing = True
             if len(self._out) > MAX_QUEUED:   # pongs piling up for a peer that pings and never reads
                 self._out.clear()
                 self._closing = True
             self._write()
+            if self._closing:
+                return
+        for text in messages:   # outside the lock: answering publishes views to this very socket
+            self.on_message(self, text)
 
     def _on_writable(self) -> None:
         with self._lock:

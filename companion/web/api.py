@@ -16,8 +16,10 @@ from companion.web import hint_text
 from companion.web.compress import LEVEL, wants_gzip
 from companion.web.device import address, current_table, lang
 from companion.web.errors import refuse
-from companion.web.fields import GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, payload, player_name
+from companion.web.fields import (ACTION_FIELDS, GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, action_fields, payload,
+                                  player_name)
 from companion.web.guard import same_origin
+from companion.web.live_acts import SocketActs
 from companion.web.render import view_response
 from companion.web.throttle import limit_actions, limit_changes, limit_writes
 
@@ -215,10 +217,7 @@ def start_game(gid: str):
 
 @bp.post("/games/<gid>/actions")
 def act(gid: str):
-    data = payload({"bid": (STR, False), "value": (INT, False), "pass": (TRUE, False),
-                    "expect_seq": (INT, False)})
-    if ("pass" in data) == ("bid" in data) or ("bid" in data) != ("value" in data):
-        raise Refused(400, "bad_action")
+    data = action_fields(payload(ACTION_FIELDS))
     limit_actions()
     return view_response(current_table().act(gid, g.device, data, data.get("expect_seq")))
 
@@ -385,6 +384,8 @@ def live(gid: str) -> Response:
     detach = environ.get("companion.detach")
     if detach is not None:
         detach()   # from here on the connection is the live loop's, not the HTTP loop's
+    if sub is not None:   # the phone's bids and passes may come over this socket (web/live_acts.py)
+        sub.on_message = SocketActs(current_app._get_current_object(), t, sub.game, g.device, lang())
     live = t.refuse_live(sock, "no such game") if sub is None else t.attach_live(sub, sock, g.device)
     if detach is None:
         live.closed.wait()   # werkzeug's server: this thread waits it out

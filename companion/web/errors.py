@@ -1,6 +1,8 @@
 """Every refusal, in one place: a sentence in the device's language and a JSON code, whichever blueprint refused."""
 from __future__ import annotations
 
+from typing import Optional
+
 from flask import Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
@@ -18,10 +20,36 @@ SAID_AS = {"hints_off": "hints_not_allowed"}
 
 def refuse(status: int, key: str, said: str = "", **params) -> Response:
     """The refusal `key` as a JSON code and a sentence (`said`: the key of another wording of it, as "you")."""
-    sentence = i18n.t(lang(), said or SAID_AS.get(key, key), **params)
-    response = jsonify({"error": sentence[:1].upper() + sentence[1:], "code": key})
+    response = jsonify(sentence(lang(), key, said, **params))
     response.status_code = status
     return response
+
+
+def sentence(language: str, key: str, said: str = "", **params) -> dict:
+    """A refusal's body: its code and its sentence in `language` (the socket's answers say the same, live_acts.py)."""
+    text = i18n.t(language, said or SAID_AS.get(key, key), **params)
+    return {"error": text[:1].upper() + text[1:], "code": key}
+
+
+def refused_body(e: Refused, language: str, game, seat: Optional[str]) -> dict:
+    """What a refusal says to a device holding `seat` in `game` (None: no game named); "stale" is said by the caller."""
+    params, said = dict(e.params), ""
+    if game is not None and params.get("player") in game.colors:
+        # A person named as every screen names them ("Ann (Red)"); on their own phone the sentence says "you".
+        if params["player"] == seat and e.key + "_you" in strings.UI:
+            said = e.key + "_you"
+        params["player"] = views.said_name(game, params["player"], language)
+    return sentence(language, e.key, said, **params)
+
+
+def rule_body(e: RuleError, language: str, game, seat: Optional[str]) -> dict:
+    """What the rules' refusal says to a device holding `seat` in `game`."""
+    named = (lambda c: views.said_name(game, c, language) if c in game.colors else c) if game is not None else None
+    player = e.params.get("player")
+    if player is None and str(e.code).startswith("board_"):   # a board typed in names the colour entered for
+        player = e.params.get("color")
+    you = bool(player) and seat == player
+    return {"error": i18n.error_sentence(language, e, you=you, named=named), "code": e.code}
 
 
 def on_refused(e: Refused):
@@ -30,14 +58,10 @@ def on_refused(e: Refused):
                             "view": current_table().view(request.view_args.get("gid", ""), g.device)})
         response.status_code = 409
         return response
-    params, said = dict(e.params), ""
     game, seat = _game_and_seat()
-    if game is not None and params.get("player") in game.colors:
-        # A person named as every screen names them ("Ann (Red)"); on their own phone the sentence says "you".
-        if params["player"] == seat and e.key + "_you" in strings.UI:
-            said = e.key + "_you"
-        params["player"] = views.said_name(game, params["player"], lang())
-    return refuse(e.status, e.key, said, **params)
+    response = jsonify(refused_body(e, lang(), game, seat))
+    response.status_code = e.status
+    return response
 
 
 def _game_and_seat():
@@ -64,24 +88,10 @@ def on_store_error(e: StoreError):
 
 
 def on_rule_error(e: RuleError):
-    game, _ = _game_and_seat()
-    named = (lambda c: views.said_name(game, c, lang()) if c in game.colors else c) if game is not None else None
-    response = jsonify({"error": i18n.error_sentence(lang(), e, you=about_you(e), named=named), "code": e.code})
+    game, seat = _game_and_seat()
+    response = jsonify(rule_body(e, lang(), game, seat))
     response.status_code = 422
     return response
-
-
-def about_you(e: RuleError) -> bool:
-    """The refused player is this device's own seat: the sentence says "you", not the player's name."""
-    gid, player = (request.view_args or {}).get("gid"), e.params.get("player")
-    if player is None and str(e.code).startswith("board_"):   # a board typed in names the colour entered for
-        player = e.params.get("color")
-    if not gid or not player:
-        return False
-    try:
-        return current_table().get(gid).seat_of(g.device) == player
-    except Refused:
-        return False
 
 
 def http_error(e: HTTPException):

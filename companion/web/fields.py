@@ -25,6 +25,16 @@ GAME_FIELDS = {"mode": (STR, True), "players": (STRS, True), "removed_districts"
                "layout": (LAYOUT, False), "seed": (INT, False), "deal": (DEAL, False), "hints": (BOOL, False),
                "pace": (STR, False)}
 
+# A bid or a pass, posted (web/api.py) or sent over the live socket (web/live_acts.py): the same fields, the same checks.
+ACTION_FIELDS = {"bid": (STR, False), "value": (INT, False), "pass": (TRUE, False), "expect_seq": (INT, False)}
+
+
+def action_fields(data: dict) -> dict:
+    """A checked action: a pass, or a bid with its value."""
+    if ("pass" in data) == ("bid" in data) or ("bid" in data) != ("value" in data):
+        raise Refused(400, "bad_action")
+    return data
+
 
 def payload(fields: dict) -> dict:
     """The request's JSON object, with every field known and of the right type."""
@@ -38,6 +48,11 @@ def payload(fields: dict) -> dict:
         data = request.get_json(silent=True)
     except RecursionError:   # [[[[...]]]] deeper than the parser goes
         data = None
+    return checked(data, fields)
+
+
+def checked(data, fields: dict) -> dict:
+    """`data` when it is an object with every field known and of the right type (a socket's action too)."""
     if not isinstance(data, dict):
         raise Refused(400, "bad_json")
     for name in data:
