@@ -94,7 +94,7 @@ CPU_STAGES = [
     ("    tell: Hub.publish (views encoded, frames sent)", ("Hub.publish",)),
     ("      encode every device's view (views.view_texts)", ("view_texts",)),
     ("      send to the sockets (LiveSocket.send_frame)", ("LiveSocket.send_frame",)),
-    ("    LEDs, the Pi's seat", ("Table._show_leds",)),
+    ("    LEDs, the Pi's seat", ("OnePath.show_leds",)),
     ("live loop thread: pings, reads, queued writes", ("LiveSocket._on_readable", "LiveSocket._on_writable", "LiveSocket._tick")),
 ]
 

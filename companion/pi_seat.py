@@ -169,7 +169,7 @@ class Jobs:
 @dataclass(frozen=True)
 class PiSeams:
     """All the Pi's thinker may ask of the table, and nothing more: it never holds the table itself, so what it can
-    read or change is this list (the table builds it, companion/table/commit.py)."""
+    read or change is this list (the table builds it, companion/table/facade.py)."""
     observe: Callable[[Any, str], State]          # (game, colour) -> what that seat may see (views.seat_state)
     seq_of: Callable[[str], Optional[int]]        # a game's position now; None once it is gone
     shown: Callable[[str], bool]                  # the game on the table screen?

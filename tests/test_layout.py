@@ -168,7 +168,7 @@ def test_every_write_to_the_log_goes_through_the_table():
 def test_a_game_changes_its_views_one_way_only():
     """No change a phone would see without being told: `rev` (what the views are cached on) is written by the game
     itself alone (`Game.mutate` for a logged event, `Game.touch`), and `touch` is called only by `mutate` and by the
-    table's one way to change a game outside its log (`_changed` in table/commit.py: it also tells the phones)."""
+    table's one way to change a game outside its log (`OnePath.changed` in table/commit.py: it also tells the phones)."""
     wrong = []
     for path, room, tree in modules():
         rel = str(path.relative_to(PACKAGE))
@@ -180,7 +180,7 @@ def test_a_game_changes_its_views_one_way_only():
                     wrong.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "touch":
                 where = next((f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
-                              and f.lineno <= node.lineno <= f.end_lineno and f.name in ("mutate", "_changed")), None)
+                              and f.lineno <= node.lineno <= f.end_lineno and f.name in ("mutate", "changed")), None)
                 if where is None or rel not in ("table/game.py", "table/commit.py"):
                     wrong.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
     assert wrong == [], wrong
@@ -232,4 +232,55 @@ def test_blueprints_ask_the_table_and_never_its_parts():
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                         and target.value.id in ("t", "table"):
                     wrong.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert wrong == [], wrong
+
+
+def companion_classes() -> dict[str, list[tuple[Path, ast.ClassDef]]]:
+    """Every class defined in companion/, by name (a name may be defined in more than one module)."""
+    found: dict[str, list[tuple[Path, ast.ClassDef]]] = {}
+    for path, _, tree in modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append((path, node))
+    return found
+
+
+def test_no_class_mixes_in_more_than_one_of_companions_own():
+    """Issue 38, item 8: no mixins. A class with two bases from companion/ shares one `self` across files (as
+    `Table(Memory, Lobby, Seats, ...)` and `Game(BoardEvents, PiEvents, ...)` did): what its parts read and call
+    of each other no import shows. A part gets what it needs in its constructor instead."""
+    classes = companion_classes()
+    wrong = []
+    for name, defs in classes.items():
+        for path, node in defs:
+            own = [ast.unparse(b) for b in node.bases
+                   if isinstance(b, (ast.Name, ast.Attribute)) and ast.unparse(b).split(".")[-1] in classes]
+            if len(own) > 1:
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}({', '.join(own)})")
+    assert wrong == [], wrong
+
+
+def test_the_table_is_a_facade_with_no_bases_over_parts_never_handed_the_table():
+    """`Table` (table/facade.py) has no base, and builds its parts with the services and parts they use: no part
+    is handed the table itself (`self`), so none can reach back into it or into another part through it."""
+    tree = ast.parse((PACKAGE / "table" / "facade.py").read_text("utf-8"))
+    table = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Table")
+    assert table.bases == [] and table.keywords == []
+    init = next(n for n in table.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    handed = [f"{n.lineno}: {ast.unparse(n)[:80]}" for n in ast.walk(init) if isinstance(n, ast.Call)
+              and any(isinstance(a, ast.Name) and a.id == "self" for a in [*n.args, *(k.value for k in n.keywords)])]
+    assert handed == [], handed
+
+
+def test_no_part_of_the_table_reads_another_objects_private_names():
+    """Across companion/table/, `x._name` only for x = self or cls: a part reaches another's state through its
+    public methods and attributes, never its privates (a `_name` is its own class's to change)."""
+    wrong = []
+    for path, room, tree in modules():
+        if room != "table":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__") \
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
     assert wrong == [], wrong

@@ -29,38 +29,38 @@ def pace_of(options: dict) -> str:
     return pace
 
 
-class BoardStepEvents:
-    """Game's event methods for the steps on the board (mixed into Game)."""
+# The Game's events for the steps on the board (game.EVENTS), and what an action or an undo leaves to do there.
+def on_board_done(game, body: dict, device: Optional[str], after) -> None:
+    game.board_through = max(game.board_through, body["through"])
+    game.board_steps = [s for s in game.board_steps if s["seq"] > game.board_through]
 
-    def on_board_done(self, body: dict, device: Optional[str], after) -> None:
-        self.board_through = max(self.board_through, body["through"])
-        self.board_steps = [s for s in self.board_steps if s["seq"] > self.board_through]
 
-    def _board_step(self, line: dict, device: Optional[str]) -> None:
-        """After an action (self.seq not yet counted): a person who acts has seen the board; a Pi's action and a
-        call's end are steps to do on it."""
-        seq, index = self.seq + 1, len(self.actions) - 1
-        if pi_seat.level_of(device) is None:
-            self.board_through = max(self.board_through, seq - 1)
-            self.board_steps = [s for s in self.board_steps if s["seq"] > self.board_through]
-        else:
-            step = {k: line[k] for k in ("color", "kind", "neighborhood", "value") if k in line}
-            self.board_steps.append(dict(step, seq=seq, action=index, step=step.pop("kind")))
-        # people alone: each moves their own pieces, and the call-over card says the call's end
-        if "ended" in line and pi_seat.pi_seats(self):
-            self.board_steps.append(dict(line["ended"], seq=seq, action=index, step="call_end"))
+def board_step(game, line: dict, device: Optional[str]) -> None:
+    """After an action (game.seq not yet counted): a person who acts has seen the board; a Pi's action and a
+    call's end are steps to do on it."""
+    seq, index = game.seq + 1, len(game.actions) - 1
+    if pi_seat.level_of(device) is None:
+        game.board_through = max(game.board_through, seq - 1)
+        game.board_steps = [s for s in game.board_steps if s["seq"] > game.board_through]
+    else:
+        step = {k: line[k] for k in ("color", "kind", "neighborhood", "value") if k in line}
+        game.board_steps.append(dict(step, seq=seq, action=index, step=step.pop("kind")))
+    # people alone: each moves their own pieces, and the call-over card says the call's end
+    if "ended" in line and pi_seat.pi_seats(game):
+        game.board_steps.append(dict(line["ended"], seq=seq, action=index, step="call_end"))
 
-    def _board_undone(self, before, taken: list) -> None:
-        """An undo takes the steps of the actions it takes back with them, and asks for the board to be put back as
-        the game now stands (whether or not a Pi plays): one step, until a person says it is done on the board."""
-        self.board_steps = [s for s in self.board_steps if s["action"] < len(self.actions)]
-        moves = undo_moves(before, self.state)
-        if moves:   # a pass taken back alone moves nothing
-            if self.undone is not None:
-                self.undone["board"] = True   # the pages say it in the board's steps, not twice
-            self.board_steps.append({"step": "undo", "seq": self.seq + 1, "action": -1, "moves": moves,
-                                     "taken": [{k: t[k] for k in ("kind", "color", "neighborhood", "value") if k in t}
-                                               for t in taken if t.get("kind")]})
+
+def board_undone(game, before, taken: list) -> None:
+    """An undo takes the steps of the actions it takes back with them, and asks for the board to be put back as
+    the game now stands (whether or not a Pi plays): one step, until a person says it is done on the board."""
+    game.board_steps = [s for s in game.board_steps if s["action"] < len(game.actions)]
+    moves = undo_moves(before, game.state)
+    if moves:   # a pass taken back alone moves nothing
+        if game.undone is not None:
+            game.undone["board"] = True   # the pages say it in the board's steps, not twice
+        game.board_steps.append({"step": "undo", "seq": game.seq + 1, "action": -1, "moves": moves,
+                                 "taken": [{k: t[k] for k in ("kind", "color", "neighborhood", "value") if k in t}
+                                           for t in taken if t.get("kind")]})
 
 
 def undo_moves(before, after) -> list[dict]:
@@ -92,12 +92,15 @@ def undo_moves(before, after) -> list[dict]:
 
 class BoardStepRequests:
     """Table's requests: a seated person says the board shows every step through `through`; the host asks what an
-    undo would take back."""
+    undo would take back. Built with the games, the one path, the timers and the Pi's act (`pi_act`, pi_seats.py)."""
+
+    def __init__(self, games, path, timers, pi_act):
+        self.games, self.path, self.timers, self.pi_act = games, path, timers, pi_act
 
     def undo_preview(self, gid: str, device: str) -> dict:
         """The actions an undo takes back, oldest first, as the log's lines (the Pi's since the person's included):
         the pages say each as the table reads it, and what to take off the board (a bid's piece; a call's end undone)."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.not_abandoned(game)
             checks.host_only(game, device)
@@ -108,7 +111,7 @@ class BoardStepRequests:
             return {"seq": game.seq, "count": count, "actions": lines}
 
     def board_done(self, gid: str, device: str, through: int) -> str:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.seated(game, device)
             if game.phase != "playing":
@@ -116,7 +119,7 @@ class BoardStepRequests:
             through = min(through, game.seq)
             if through <= game.board_through or not any(s["seq"] <= through for s in game.board_steps):
                 return views.view_json(game, device)   # nothing new confirmed: nothing logged
-            text = self._commit(game, "board_done", {"through": through}, device)
+            text = self.path.commit(game, "board_done", {"through": through}, device)
             held, game.session.pi_held = game.session.pi_held, None
             if held and held[0] == len(game.actions) and not waits(game):
                 seq, color, action = game.seq, held[1], held[2]

@@ -9,14 +9,19 @@ from companion.game.errors import RuleError
 from companion.game.rules import apply, legal_actions
 from companion.game.state import Action, Bid, Pass
 from companion.table import checks
+from companion.table.pi_seats import person_seat
 from companion.table.game import Game
 
 
 class Calls:
-    """Every action is checked by the rules core before it reaches the log."""
+    """Every action is checked by the rules core before it reaches the log: built with the games, the one path,
+    the reviewer (each person's decision judged) and the hub (a phone here)."""
+
+    def __init__(self, games, path, reviews, hub):
+        self.games, self.path, self.reviews, self.hub = games, path, reviews, hub
 
     def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             color = checks.seated(game, device)
             checks.fresh_seq(game, expect_seq)
@@ -24,21 +29,21 @@ class Calls:
             if st is None:
                 raise Refused(409, "not_started")
             action = Pass(color) if move.get("pass") else Bid(color, move["bid"], move["value"])
-            return self._act(game, action, device)
+            return self.play(game, action, device)
 
-    def _act(self, game: Game, action: Action, device: str) -> str:
+    def play(self, game: Game, action: Action, device: str) -> str:
         """A bid or a pass by the seat to act (a phone's or the Pi's), checked by the rules, then committed."""
         st = game.state
         # Raises RuleError (nothing appended, nothing changed), also for an automatic pass: the rules' own.
         after = apply(st, action)
-        text = self._commit(game, "action", action.to_json(), device,
+        text = self.path.commit(game, "action", action.to_json(), device,
                             call_ended=sum(after.built_count) > sum(st.built_count), after=after)
         self.reviews.decided(game, st, action)   # judged in the Pi's process, shown only after the end
         return text
 
     def pass_for(self, gid: str, device: str, expect_seq: Optional[int]) -> str:
         """The host passes for the player to act whose phone is gone; the log keeps who did it."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.host_only(game, device)
             checks.fresh_seq(game, expect_seq)
@@ -46,7 +51,7 @@ class Calls:
             if st is None or game.phase != "playing":
                 raise Refused(409, "not_started" if st is None else "not_playing")
             color = st.to_act_color
-            self._person_seat(game, color)
+            person_seat(game, color)
             if game.devices.get(color) in self.hub.live(game.id):
                 raise Refused(409, "player_here", player=color)
             if not legal_actions(st).can_pass:
@@ -54,11 +59,11 @@ class Calls:
             action = Pass(color)
             after = apply(st, action)
             body = dict(action.to_json(), by_host=True)
-            return self._commit(game, "action", body, device,
+            return self.path.commit(game, "action", body, device,
                                 call_ended=sum(after.built_count) > sum(st.built_count), after=after)
 
     def undo(self, gid: str, device: str, expect_seq: Optional[int] = None) -> str:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.not_abandoned(game)
             checks.host_only(game, device)
@@ -71,4 +76,4 @@ class Calls:
             body = {"action": len(game.actions)}
             if count > 1:
                 body["count"] = count
-            return self._commit(game, "undo", body, device)
+            return self.path.commit(game, "undo", body, device)

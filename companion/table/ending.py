@@ -9,21 +9,24 @@ from companion.table.game import Game
 
 
 class Ending:
-    """Abandon, rematch and the record of moves."""
+    """Abandon, rematch and the record of moves: built with the games, the one path and the lobby's `create`."""
+
+    def __init__(self, games, path, create):
+        self.games, self.path, self.create = games, path, create
 
     def abandon(self, gid: str, confirm: str, device: str) -> str:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.host_only(game, device)
             if game.phase not in ("lobby", "playing", "board"):
                 raise Refused(409, "not_playing")
             if codes.normal(confirm) != codes.normal(game.id):
                 raise Refused(400, "confirm_game", game=game.id)
-            return self._commit(game, "abandon", {"actions": len(game.actions)}, device)
+            return self.path.commit(game, "abandon", {"actions": len(game.actions)}, device)
 
     def rematch(self, gid: str, rotate: bool, device: str) -> tuple[Game, str]:
         """Same seats, names and devices in a new lobby; every screen of the old game moves there."""
-        old = self.get(gid)
+        old = self.games.get(gid)
         with old.lock:
             checks.host_only(old, device)
             if old.phase not in ("finished", "abandoned"):
@@ -39,11 +42,11 @@ class Ending:
                        "hints": old.hints_on, "pace": old.pace}
             seats = {c: [old.names[c], old.devices[c]] for c in colors if c in old.devices and old.names.get(c)}
             new = self.create(options, old.host, extra={"from": old.id, "seats": seats, "rotate": rotate})
-            text = self._commit(old, "rematch", {"game": new.id, "rotate": rotate}, device)
+            text = self.path.commit(old, "rematch", {"game": new.id, "rotate": rotate}, device)
         return new, text
 
     def record(self, gid: str) -> dict:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             if game.board is not None:
                 raise Refused(409, "board_no_record")   # scored from the board: no bids were ever recorded

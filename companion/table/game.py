@@ -12,10 +12,7 @@ from companion.game.rules import apply, new_game
 from companion.game.setup import make_setup
 from companion.game.state import Action, Bid, Pass, Seat, State
 from companion.game.summary import decision
-from companion.table.board_steps import BoardStepEvents
-from companion.table.pi_seats import PiEvents
-from companion.table.reviews import HintEvents
-from companion.table.scoreboard import BoardEvents
+from companion.table import board_steps, pi_seats, reviews, scoreboard
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
 
@@ -50,7 +47,7 @@ class Session:
 
 
 @dataclass
-class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
+class Game:
     """One game in memory: its logged state, rebuilt from its log when first needed, then kept in step with it.
 
     It keeps its current state and its actions, not every state in between: undo replays from the setup.
@@ -132,20 +129,20 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
 
     def mutate(self, kind: str, body: dict, device: Optional[str], after: Optional[State] = None) -> None:
         """Apply one logged event: the same method whether it was just appended or replayed at start."""
-        on = getattr(self, "on_" + kind, None)
+        on = EVENTS.get(kind)
         if on is None:
             raise ValueError(f"unknown event kind {kind!r}")
         if kind in ("seat", "release", "cards", "setup", "pi"):
             self.changes[device] = self.changes.get(device, 0) + 1
         elif kind in ("building", "tokens", "holder", "secret", "name"):
             self.entries[device] = self.entries.get(device, 0) + 1
-        on(body, device, after)
+        on(self, body, device, after)
         self.seq += 1
         self.touch()
 
     def touch(self) -> None:
         """Something a view shows changed: the views are made anew at the next ask (views.py caches them on `rev`).
-        Called by `mutate` and by the table's one way to change a game outside the log (Table._changed), only."""
+        Called by `mutate` and by the table's one way to change a game outside the log (OnePath.changed in commit.py), only."""
         self.rev += 1
 
     def on_create(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
@@ -167,7 +164,7 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
         if body.get("removed_seat"):
             self.cards = {c: v for c, v in cards.items() if c in self.colors}
             self.notice = {"key": "notice_seat_removed", "color": body["removed_seat"], "seq": self.seq + 1}
-            self._clashed(body)   # the last seat without cards went: the entries were checked like a last entry
+            self.clashed(body)   # the last seat without cards went: the entries were checked like a last entry
 
     def on_move(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """A seat moved to a new phone (by its code or a rescue); the host role travels with it."""
@@ -226,9 +223,9 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
     def on_cards(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """A seat's secret cards (dealt by hand); a clash sends every seat back to enter again."""
         self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
-        self._clashed(body)
+        self.clashed(body)
 
-    def _clashed(self, body: dict) -> None:
+    def clashed(self, body: dict) -> None:
         """Checked once every seat had entered: a clash clears every entry and names no seat and no card
         (older logs named two seats: they clear all the same); the last one allowed hands the deal to the app."""
         if not body.get("clash"):
@@ -255,7 +252,7 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
         self.actions.append(action)
         self.recent.append(decision(before, action, self.state))
         self.undone = None
-        self._board_step(self.recent[-1], device)
+        board_steps.board_step(self, self.recent[-1], device)
 
     def on_undo(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
         """The last action taken back: the state is replayed without it."""
@@ -273,7 +270,7 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
         for action in self.actions:
             state = apply(state, action)
         self.state = state
-        self._board_undone(before, also[::-1])
+        board_steps.board_undone(self, before, also[::-1])
 
     def _configure(self, body: dict) -> None:
         self.mode = body["mode"]
@@ -295,6 +292,17 @@ class Game(BoardEvents, PiEvents, HintEvents, BoardStepEvents):
         seats = [Seat(c, self.names.get(c, ""), *self.cards.get(c, (None, None))) for c in self.colors]
         return make_setup(self.mode, seats, self.removed, self.tokens)
 
+
+# Every logged event kind and the function that applies it to a game (`Game.mutate`): the game's own, then the
+# concerns' (a board scored, the Pi's seats, hints, the board's steps).
+EVENTS = {
+    "create": Game.on_create, "setup": Game.on_setup, "move": Game.on_move, "host": Game.on_host,
+    "abandon": Game.on_abandon, "rematch": Game.on_rematch, "seat": Game.on_seat, "release": Game.on_release,
+    "cards": Game.on_cards, "start": Game.on_start, "action": Game.on_action, "undo": Game.on_undo,
+    "building": scoreboard.on_building, "tokens": scoreboard.on_tokens, "holder": scoreboard.on_holder,
+    "secret": scoreboard.on_secret, "name": scoreboard.on_name, "tally": scoreboard.on_tally,
+    "pi": pi_seats.on_pi, "hint": reviews.on_hint, "board_done": board_steps.on_board_done,
+}
 
 
 def clashing(mode: str, entries: list) -> bool:

@@ -7,40 +7,45 @@ from companion import views
 from companion.codes import Code
 from companion.errors import Refused
 from companion.table import checks
+from companion.table.pi_seats import person_seat
 from companion.table.game import Game
 
 
 class Hosting:
-    """The host role changes hands only through the log."""
+    """The host role changes hands only through the log. Built with the games, the one path, the code check, the
+    absences (how long the host's phone has been gone) and the Pi's own screens."""
+
+    def __init__(self, games, path, codes, absences, kiosks: set):
+        self.games, self.path, self.codes, self.absences, self.kiosks = games, path, codes, absences, kiosks
 
     def hand_host(self, gid: str, color: str, device: str) -> str:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.host_on_seat(game, color, device)
-            self._person_seat(game, color)
-            return self._commit(game, "host", {"color": color}, device)
+            person_seat(game, color)
+            return self.path.commit(game, "host", {"color": color}, device)
 
     def table_host(self, gid: str, device: str) -> str:
         """The table display takes the host role (it already may act as host; this makes it the host)."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             if device not in self.kiosks:
                 raise Refused(403, "not_table")
-            return self._commit(game, "host", {}, device)
+            return self.path.commit(game, "host", {}, device)
 
     def claim_host(self, gid: str, code: Optional[str], device: str, address: str = "") -> str:
         """A seated player asks for the role of a host long gone; the table confirms (its own code on the Pi's
         screen, or another player). Each claimer's code is its own: a second claim never voids the first."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             color = checks.seated(game, device)
             if device == game.host:
                 raise Refused(409, "already_host")
             if code is None and self._nobody_to_confirm(game, color):
                 # A 2-player game whose host is gone: the host-away wait alone is the check (docs/API.md).
-                return self._commit(game, "host", {"color": color, "confirmed": "wait"}, device)
-            if self.hub.away_for(game.id, game.host) < self.host_away:
-                raise Refused(409, "host_here", seconds=int(self.host_away))
+                return self.path.commit(game, "host", {"color": color, "confirmed": "wait"}, device)
+            if self.absences.host_here(game):
+                raise Refused(409, "host_here", seconds=int(self.absences.host_away))
             held = game.session.host_claims.get(color)
             if held is not None and (held.expired or held.issuer != device):
                 held = None   # expired, or made for the seat's earlier phone
@@ -48,14 +53,14 @@ class Hosting:
                 if held is None:
                     game.session.host_claims.pop(color, None)
                     game.session.host_claims[color] = Code.fresh(device)
-                    self._tell_at_expiry(game, game.session.host_claims[color])
-                    self._changed(game)
+                    self.path.tell_at_expiry(game, game.session.host_claims[color])
+                    self.path.changed(game)
                 return views.view_json(game, device)
-            self._try_code(held, code, device, address)
-            return self._commit(game, "host", {"color": color, "confirmed": "code"}, device)
+            self.codes.try_code(held, code, device, address)
+            return self.path.commit(game, "host", {"color": color, "confirmed": "code"}, device)
 
     def approve_host(self, gid: str, color: str, device: str) -> str:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             mine = game.seat_of(device)
             if mine is None:
@@ -65,21 +70,13 @@ class Hosting:
                 raise Refused(409, "no_claim", color=color)
             if mine == color:
                 raise Refused(403, "approve_other")
-            if self.hub.away_for(game.id, game.host) < self.host_away:
-                raise Refused(409, "host_here", seconds=int(self.host_away))
-            return self._commit(game, "host", {"color": color, "confirmed": mine}, device)
+            if self.absences.host_here(game):
+                raise Refused(409, "host_here", seconds=int(self.absences.host_away))
+            return self.path.commit(game, "host", {"color": color, "confirmed": mine}, device)
 
     def _nobody_to_confirm(self, game: Game, color: str) -> bool:
         """A host claim nobody else could confirm, past the host-away wait: no other seat is held but the gone host's.
         Only in a game being played, where a seat is had only with its own code or the table's: a lobby seat is
         free to any device on the network, and a stranger sitting down must not take a lobby's host role."""
-        return (game.phase == "playing" and self.hub.away_for(game.id, game.host) >= self.host_away
+        return (game.phase == "playing" and self.absences.host_away_now(game)
                 and not any(c != color and d != game.host for c, d in game.devices.items()))
-
-    def host_away_now(self, game: Game) -> bool:
-        return self.hub.away_for(game.id, game.host) >= self.host_away
-
-    def host_wait(self, game: Game) -> Optional[float]:
-        """Seconds until a player may claim the role of a host whose phone is gone (0: now); None while it is here."""
-        away = self.hub.away_for(game.id, game.host)
-        return None if away <= 0 else max(0.0, self.host_away - away)

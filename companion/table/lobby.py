@@ -40,72 +40,78 @@ def _removed_for(players: int, removed: frozenset) -> frozenset:
     return frozenset({next(d for d in PERIPHERAL if d not in removed)}) if need == 1 else frozenset(removed)
 
 
+def check_options(o: dict) -> dict:
+    """A game's setup as the host asked for it, checked by the rules: the body of its create or setup event."""
+    mode = check_mode(o["mode"])
+    colors = check_colors(o["players"])
+    removed = check_removed(len(colors), o.get("removed_districts") or [])
+    seed = o.get("seed")
+    layout = o.get("layout", "random")
+    if layout == "random":
+        rng = random.Random(seed if seed is not None else secrets.randbits(64))
+        tokens = random_layout(len(colors), removed, rng)
+    else:
+        tokens = dict(check_layout(len(colors), removed, layout["tokens"]))
+    body = {"mode": mode, "players": list(colors), "removed_districts": sorted(removed),
+            "tokens": tokens, "deal": o.get("deal", "app"), "seed": seed,
+            "layout": "random" if layout == "random" else "hand", "pace": board_steps.pace_of(o)}
+    if o.get("hints"):
+        body["hints"] = True   # "What would the Pi do?" allowed (table/reviews.py)
+    return body
+
+
 class Lobby:
-    """What the host and the seats do before the first call."""
+    """What the host and the seats do before the first call: built with the games and their shelf, the store and
+    the one path."""
+
+    def __init__(self, games, shelf, store, path):
+        self.games, self.shelf, self.store, self.path = games, shelf, store, path
 
     def create(self, options: dict, device: str, extra: Optional[dict] = None) -> Game:
         """A new game; it takes the table display only if no game is in progress there, or its host asks."""
-        body = self._check_options(options)
+        body = check_options(options)
         body.update(extra or {})
         return self.create_from(body, device)
 
     def create_from(self, body: dict, device: str) -> Game:
         """A new game from its checked create event (a game to play, or a board to score)."""
-        with self._lock:
+        with self.shelf.lock:
             gid = codes.new(codes.GAME_LENGTH)
-            while gid in self.games or self.store.exists(gid):
+            while gid in self.shelf.games or self.store.exists(gid):
                 gid = codes.new(codes.GAME_LENGTH)
-            shown_now = self.games.get(self.current) if self.current else None
+            shown_now = self.shelf.games.get(self.shelf.current) if self.shelf.current else None
             body["shown"] = (shown_now is None or not shown_now.in_progress or shown_now.can_host(device)
                              or body.get("from") == shown_now.id)
-            game = self._new_game(gid)
-            self.games[gid] = game
+            game = self.games.new_game(gid)
+            self.shelf.games[gid] = game
         with game.lock:
             try:
-                self._commit(game, "create", body, device)
+                self.path.commit(game, "create", body, device)
             except BaseException:
-                with self._lock:  # not in the log: not a game
-                    self.games.pop(gid, None)
+                with self.shelf.lock:  # not in the log: not a game
+                    self.shelf.games.pop(gid, None)
                 raise
         return game
 
     @contextmanager
-    def _lobby_for_host(self, gid: str, device: str) -> Iterator[Game]:
+    def for_host(self, gid: str, device: str) -> Iterator[Game]:
         """The lobby's changes (setup, seats, the Pi's seats, the start): the host's alone, before the start, under
         the game's lock throughout, so no change slips between the checks and the commit."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.host_only(game, device)
             checks.lobby_only(game)
             yield game
 
     def change_setup(self, gid: str, options: dict, device: str) -> str:
-        with self._lobby_for_host(gid, device) as game:
+        with self.for_host(gid, device) as game:
             if game.clashes >= CLASHES and options.get("deal") == "physical":
                 raise Refused(409, "app_deals_now")   # the deal the table was told the app makes stays the app's
-            return self._commit(game, "setup", self._check_options(options), device)
-
-    def _check_options(self, o: dict) -> dict:
-        mode = check_mode(o["mode"])
-        colors = check_colors(o["players"])
-        removed = check_removed(len(colors), o.get("removed_districts") or [])
-        seed = o.get("seed")
-        layout = o.get("layout", "random")
-        if layout == "random":
-            rng = random.Random(seed if seed is not None else secrets.randbits(64))
-            tokens = random_layout(len(colors), removed, rng)
-        else:
-            tokens = dict(check_layout(len(colors), removed, layout["tokens"]))
-        body = {"mode": mode, "players": list(colors), "removed_districts": sorted(removed),
-                "tokens": tokens, "deal": o.get("deal", "app"), "seed": seed,
-                "layout": "random" if layout == "random" else "hand", "pace": board_steps.pace_of(o)}
-        if o.get("hints"):
-            body["hints"] = True   # "What would the Pi do?" allowed (table/reviews.py)
-        return body
+            return self.path.commit(game, "setup", check_options(options), device)
 
     def remove_seat(self, gid: str, color: str, device: str) -> str:
         """Fewer players: the seat goes, and districts and tokens follow the rules for the new count."""
-        with self._lobby_for_host(gid, device) as game:
+        with self.for_host(gid, device) as game:
             if color not in game.colors:
                 raise Refused(404, "no_seat", color=color)
             if color in game.devices:
@@ -116,16 +122,16 @@ class Lobby:
                        "deal": game.deal, "layout": "random", "hints": game.hints_on}
             if game.layout == "hand" and len(players) == len(game.colors):
                 options["layout"] = {"tokens": game.tokens}
-            body = self._check_options(options)
+            body = check_options(options)
             body["removed_seat"] = color
             if game.deal == "physical":
                 # never a completed deal left unchecked (the Pi's seats are dealt at the start, from what is left)
                 people = [c for c in players if not pi_seat.level_of(game.devices.get(c))]
-                body.update(self._deal_check(game, game.cards, people))
-            return self._commit(game, "setup", body, device)
+                body.update(self.deal_check(game, game.cards, people))
+            return self.path.commit(game, "setup", body, device)
 
     def enter_cards(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.lobby_only(game)
             if game.devices.get(color) != device:
@@ -140,10 +146,10 @@ class Lobby:
                 raise RuleError("no_borders_2p", color=color)
             check_cards(game.mode, [Seat(color, "", area, hood)])
             body = {"color": color, "area": area, "neighborhood": hood}
-            body.update(self._deal_check(game, dict(game.cards, **{color: (area, hood)}), pi_seat.people(game)))
-            return self._commit(game, "cards", body, device)
+            body.update(self.deal_check(game, dict(game.cards, **{color: (area, hood)}), pi_seat.people(game)))
+            return self.path.commit(game, "cards", body, device)
 
-    def _deal_check(self, game: Game, entered: dict, colors) -> dict:
+    def deal_check(self, game: Game, entered: dict, colors) -> dict:
         """Once every seat has entered (by a last entry or a removed seat), every entry is checked at once.
         A clash names nobody and no card (every screen is told, every seat enters again: one bit per probe, in
         front of the table); the CLASHES-th hands the deal to the app. Without a clash the cards are fixed."""
@@ -152,7 +158,7 @@ class Lobby:
         return {"clash": True, "app_deals": True} if game.clashes + 1 >= CLASHES else {"clash": True}
 
     def start(self, gid: str, device: str) -> str:
-        with self._lobby_for_host(gid, device) as game:
+        with self.for_host(gid, device) as game:
             if any(c not in game.devices for c in game.colors):
                 raise Refused(409, "seats_free")
             if not pi_seat.people(game):
@@ -182,4 +188,4 @@ class Lobby:
             first = first_game(self.store, {c: game.names.get(c) for c in mine}, {c: game.devices[c] for c in mine})
             if first:
                 body["first_game"] = first   # the hint on their own phone only (views.private)
-            return self._commit(game, "start", body, device)
+            return self.path.commit(game, "start", body, device)

@@ -11,29 +11,36 @@ from companion.table import board_steps
 from companion.pi_seat import device_for, level_of, name_for, people
 
 
-class PiEvents:
-    """Game's event method for a seat given to the Pi or taken back from it (mixed into Game)."""
+# The Game's event for a seat given to the Pi or taken back from it (game.EVENTS).
+def on_pi(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    color, level = body["color"], body.get("level")
+    game.cards.pop(color, None)
+    game.newcomers.discard(color)
+    if level:
+        game.devices[color] = device_for(level)
+        game.names[color] = name_for(level, color)
+    else:
+        game.devices.pop(color, None)
+        game.names.pop(color, None)
+    game.clashed(body)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
 
-    def on_pi(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        color, level = body["color"], body.get("level")
-        self.cards.pop(color, None)
-        self.newcomers.discard(color)
-        if level:
-            self.devices[color] = device_for(level)
-            self.names[color] = name_for(level, color)
-        else:
-            self.devices.pop(color, None)
-            self.names.pop(color, None)
-        self._clashed(body)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
+
+def person_seat(game, color: str) -> None:
+    """Moving a seat, handing it the host role, passing for it: a person's seat only."""
+    if level_of(game.devices.get(color)) is not None:
+        raise Refused(409, "pi_plays", color=color)
 
 
 class PiRequests:
-    """Table's requests for the Pi's seats: the host gives a free colour to the Pi or takes it back, in the lobby."""
+    """Table's requests for the Pi's seats: the host gives a free colour to the Pi or takes it back, in the lobby;
+    the Pi's decisions come back through `pi_act`. Built with the shelf, the one path, the Pi, the lobby (its host's
+    changes, its deal's check) and the calls' `play` (a bid or a pass checked by the rules, then committed)."""
 
-    pi_levels = players.PI_LEVELS   # what a host may choose, as the pages offer it (web/render.py sends it)
+    def __init__(self, shelf, path, pi, lobby, play):
+        self.shelf, self.path, self.pi, self.lobby, self.play = shelf, path, pi, lobby, play
 
     def seat_pi(self, gid: str, color: str, level: str, device: str) -> str:
-        with self._lobby_for_host(gid, device) as game:
+        with self.lobby.for_host(gid, device) as game:
             if color not in game.colors:
                 raise Refused(404, "no_seat", color=color)
             if level not in players.PI_LEVELS:
@@ -49,27 +56,22 @@ class PiRequests:
             if game.deal == "physical":
                 # The people's entries may all be in once this seat is the Pi's: checked together now, as the
                 # last entry would have been (table.enter_cards).
-                body.update(self._deal_check(game, game.cards, [c for c in people(game) if c != color]))
-            text = self._commit(game, "pi", body, device)
+                body.update(self.lobby.deal_check(game, game.cards, [c for c in people(game) if c != color]))
+            text = self.path.commit(game, "pi", body, device)
             self.pi.warm()
             return text
 
     def free_pi(self, gid: str, color: str, device: str) -> str:
-        with self._lobby_for_host(gid, device) as game:
+        with self.lobby.for_host(gid, device) as game:
             if level_of(game.devices.get(color)) is None:
                 raise Refused(409, "not_pi_seat", color=color)
             if game.cards_locked:
                 raise Refused(409, "cards_locked")   # as release: a seat freed must not reopen the deal for a guess
-            return self._commit(game, "pi", {"color": color, "level": None}, device)
-
-    def _person_seat(self, game, color: str) -> None:
-        """Moving a seat, handing it the host role, passing for it: a person's seat only."""
-        if level_of(game.devices.get(color)) is not None:
-            raise Refused(409, "pi_plays", color=color)
+            return self.path.commit(game, "pi", {"color": color, "level": None}, device)
 
     def pi_act(self, gid: str, seq: int, color: str, action: Action) -> None:
         """The Pi's decision, through the one path, if the game is still where the Pi saw it (else dropped)."""
-        game = self.games.get(gid)
+        game = self.shelf.games.get(gid)
         if game is None:
             return
         with game.lock:
@@ -80,4 +82,4 @@ class PiRequests:
             if board_steps.waits(game):   # the board pace: held until a person says the board shows every step
                 game.session.pi_held = (len(game.actions), color, action)
                 return
-            self._act(game, action, game.devices[color])
+            self.play(game, action, game.devices[color])

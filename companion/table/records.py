@@ -8,12 +8,16 @@ from companion.limits import LAYOUTS_IN_ALL, LAYOUTS_PER_DEVICE
 from companion.store import history
 
 
-class Records:
-    """Writes that are no game's event still go through the table: checked and written under its lock."""
+class RecordRequests:
+    """Writes that are no game's event still go through the table: checked and written under its lock. Built with
+    the shelf, the store, the one path (the storage notice), the LEDs and the screens."""
+
+    def __init__(self, shelf, store, path, leds, displays: set):
+        self.shelf, self.store, self.path, self.leds, self.displays = shelf, store, path, leds, displays
 
     def save_layout(self, name: str, tokens: dict, players: int, device: str) -> None:
         """Only the device that saved a name may overwrite it; a device and the table hold a bounded number."""
-        with self._lock:   # the check and the write as one: two phones saving at once never pass the cap together
+        with self.shelf.lock:   # the check and the write as one: two phones saving at once never pass the cap together
             old = self.store.layout(name)
             if old is not None and old["device"] != device:
                 raise Refused(409, "layout_taken")
@@ -22,32 +26,23 @@ class Records:
                     raise Refused(429, "layouts_full", limit=LAYOUTS_PER_DEVICE)
                 if self.store.layout_count() >= LAYOUTS_IN_ALL:
                     raise Refused(429, "layouts_full", limit=LAYOUTS_IN_ALL)
-            self._noting_storage(lambda: self.store.save_layout(name, dict(tokens), device, players))
+            self.path.noting_storage(lambda: self.store.save_layout(name, dict(tokens), device, players))
 
     def merge_names(self, alias: str, into: str, device: Optional[str]) -> tuple[str, str]:
         """The host of the game on the table counts one spelling of a name as another (an appended row)."""
-        with self._lock:
-            shown = self.games.get(self.current) if self.current else None
+        with self.shelf.lock:
+            shown = self.shelf.games.get(self.shelf.current) if self.shelf.current else None
         if shown is None or shown.host != device:
             raise Refused(403, "not_host")
         try:
-            return self._noting_storage(lambda: history.merge_names(self.store, alias, into, device))
+            return self.path.noting_storage(lambda: history.merge_names(self.store, alias, into, device))
         except ValueError:
             raise Refused(409, "bad_merge") from None
 
-    def _noting_storage(self, write):
-        """A write beside the games that finds the disk full (or room again) tells every screen, as a game's does."""
-        was = self.storage_notice()
-        try:
-            return write()
-        finally:
-            if self.storage_notice() != was:
-                self._storage_changed()
-
     def test_leds(self, device: Optional[str]) -> None:
         """Every LED in turn; mid-game only the host may take the LEDs away from the player to bid."""
-        with self._lock:
-            shown = self.games.get(self.current) if self.current else None
+        with self.shelf.lock:
+            shown = self.shelf.games.get(self.shelf.current) if self.shelf.current else None
         if shown is not None and shown.phase == "playing" and not shown.can_host(device):
             raise Refused(403, "not_host")
         if self.leds is not None:
@@ -57,6 +52,6 @@ class Records:
         """A device with a seat or the host role in a game in memory, or a screen: a known device."""
         if device in self.displays:
             return True
-        with self._lock:
-            games = list(self.games.values())
+        with self.shelf.lock:
+            games = list(self.shelf.games.values())
         return any(device == game.host or device in game.devices.values() for game in games)

@@ -15,11 +15,15 @@ from companion.table import checks
 
 
 class Replays:
-    """GET /api/games/<id>/replay and the host's POST of the step the table screen shows."""
+    """GET /api/games/<id>/replay and the host's POST of the step the table screen shows: built with the games and
+    the one path."""
+
+    def __init__(self, games, path):
+        self.games, self.path = games, path
 
     def replay(self, gid: str) -> dict:
         """Every step of a finished game with every seat's cards: refused to every device until the game is over."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             if game.board is not None:
                 raise Refused(409, "board_no_record")   # scored from the board: no bids were ever recorded
@@ -42,7 +46,7 @@ class Replays:
     def show_replay(self, gid: str, step: Optional[int], device: str) -> str:
         """The host's phone drives the table screen: the board after `step` actions (0: before the first), or
         None: the table shows the end of the game again."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.host_only(game, device)
             if game.phase != "finished" or game.board is not None:
@@ -51,5 +55,5 @@ class Replays:
                 raise Refused(400, "bad_step", last=len(game.actions))
             if game.session.replay_step != step:
                 game.session.replay_step = step
-                self._changed(game)
+                self.path.changed(game)
             return views.view_json(game, device)

@@ -97,10 +97,13 @@ class Reviewer:
 
 
 class ReviewRequests:
-    """Table's requests for the review and the hints (mixed into Table)."""
+    """Table's requests for the review and the hints: built with the games, the one path, the reviewer and the Pi."""
+
+    def __init__(self, games, path, reviews: Reviewer, pi):
+        self.games, self.path, self.reviews, self.pi = games, path, reviews, pi
 
     def review(self, gid: str) -> dict:
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
@@ -113,27 +116,27 @@ class ReviewRequests:
 
     def show_review(self, gid: str, on: bool, device: Optional[str]) -> str:
         """The host shows the Pi's review on the table screen, or hides it: not logged, as the show's skip."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.host_only(game, device)
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
             if game.session.show_review != on:
                 game.session.show_review = on
-                self._changed(game)
+                self.path.changed(game)
             return views.view_json(game, device)
 
     def hint(self, gid: str, device: Optional[str]) -> tuple[Action, float, Optional[Action], State, str]:
         """What the Pi would do in this seat's place, from this seat's view alone; the ask is logged (counted)."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             color = self._hint_seat(game, device)
-            seen, seq, index = self.seat_state(game, color), game.seq, len(game.actions)
+            seen, seq, index = views.seat_state(game, color), game.seq, len(game.actions)
         found = self.pi.background(advice, seen, color, f"{game.id}/hint/{index}")
         with game.lock:
             if game.seq != seq and self._hint_seat(game, device) != color:
                 raise Refused(409, "stale")
-            text = self._commit(game, "hint", {"color": color}, device)
+            text = self.path.commit(game, "hint", {"color": color}, device)
         return found + (seen, text)
 
     def _hint_seat(self, game, device: Optional[str]) -> str:
@@ -149,8 +152,6 @@ class ReviewRequests:
         return color
 
 
-class HintEvents:
-    """Game's event method for a hint asked (mixed into Game): each seat's count, rebuilt by replay."""
-
-    def on_hint(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        self.hints[body["color"]] = self.hints.get(body["color"], 0) + 1
+# The Game's event for a hint asked (game.EVENTS): each seat's count, rebuilt by replay.
+def on_hint(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    game.hints[body["color"]] = game.hints.get(body["color"], 0) + 1

@@ -32,42 +32,50 @@ def _check_names(names: dict, colors) -> dict:
     return {c: names[c] for c in colors if c in names}
 
 
-class BoardEvents:
-    """Game's event methods for a board being scored (mixed into Game; the same for replay)."""
+# The Game's events for a board being scored (game.EVENTS; the same for replay).
+def on_building(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """A building entered, changed or taken off (color null) in one neighborhood."""
+    game.board = place(game.board, body["neighborhood"], body.get("color"), body.get("height"))
 
-    def on_building(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """A building entered, changed or taken off (color null) in one neighborhood."""
-        self.board = place(self.board, body["neighborhood"], body.get("color"), body.get("height"))
 
-    def on_tokens(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """One player's trendy, subway and archaeological tokens."""
-        self.board = set_tokens(self.board, body["color"], body["tokens"])
+def on_tokens(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """One player's trendy, subway and archaeological tokens."""
+    game.board = set_tokens(game.board, body["color"], body["tokens"])
 
-    def on_holder(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """Who holds the subway or the archaeological site card (null: nobody)."""
-        self.board = hold(self.board, body["card"], body.get("color"))
 
-    def on_secret(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """One player's secret cards, seen by nobody else until the tally (views.private shows its own seat's)."""
-        self.board = reveal(self.board, body["color"], body["area"], body.get("neighborhood"))
-        self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
+def on_holder(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """Who holds the subway or the archaeological site card (null: nobody)."""
+    game.board = hold(game.board, body["card"], body.get("color"))
 
-    def on_name(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """The host names a colour nobody sat down on (the history and the standings count players by name)."""
-        self.names[body["color"]] = body["name"]
 
-    def on_tally(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
-        """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
-        self.state = after if after is not None else to_state(self.named_board())
+def on_secret(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """One player's secret cards, seen by nobody else until the tally (views.private shows its own seat's)."""
+    game.board = reveal(game.board, body["color"], body["area"], body.get("neighborhood"))
+    game.cards[body["color"]] = (body["area"], body.get("neighborhood"))
 
-    def named_board(self):
-        """The board with the names the players sat down with (the history and BG Stats show them)."""
-        seats = tuple(Seat(s.color, self.names.get(s.color, ""), s.area, s.neighborhood) for s in self.board.seats)
-        return replace(self.board, seats=seats)
+
+def on_name(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """The host names a colour nobody sat down on (the history and the standings count players by name)."""
+    game.names[body["color"]] = body["name"]
+
+
+def on_tally(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
+    game.state = after if after is not None else to_state(named_board(game))
+
+
+def named_board(game):
+    """The board with the names the players sat down with (the history and BG Stats show them)."""
+    seats = tuple(Seat(s.color, game.names.get(s.color, ""), s.area, s.neighborhood) for s in game.board.seats)
+    return replace(game.board, seats=seats)
 
 
 class BoardRequests:
-    """Table's requests for a board being scored: who may enter what, checked, then committed."""
+    """Table's requests for a board being scored: who may enter what, checked, then committed. Built with the games,
+    the one path and the lobby's `create_from` (a board is made as a game is)."""
+
+    def __init__(self, games, path, create_from):
+        self.games, self.path, self.create_from = games, path, create_from
 
     def create_board(self, options: dict, device: str) -> "Game":  # noqa: F821
         """A board to score: the mode, the colours in seating order, the districts out of play."""
@@ -83,7 +91,7 @@ class BoardRequests:
         return self.create_from(body, device)
 
     def _board_game(self, gid: str):
-        game = self.get(gid)
+        game = self.games.get(gid)
         if game.board is None:
             raise Refused(409, "not_a_board")
         return game
@@ -112,21 +120,21 @@ class BoardRequests:
             body = {"neighborhood": nb, "color": color}
             if height is not None and game.mode == "expert":
                 body["height"] = height
-            return self._commit(game, "building", body, device)
+            return self.path.commit(game, "building", body, device)
 
     def enter_tokens(self, gid: str, color: str, tokens: list, device: str) -> str:
         game = self._board_game(gid)
         with game.lock:
             self._may_enter(game, device, color)
             set_tokens(game.board, color, tokens)
-            return self._commit(game, "tokens", {"color": color, "tokens": list(tokens)}, device)
+            return self.path.commit(game, "tokens", {"color": color, "tokens": list(tokens)}, device)
 
     def enter_holder(self, gid: str, card: str, color: Optional[str], device: str) -> str:
         game = self._board_game(gid)
         with game.lock:
             self._may_enter(game, device, None)   # public: any seated phone may say who holds a card
             hold(game.board, card, color)
-            return self._commit(game, "holder", {"card": card, "color": color}, device)
+            return self.path.commit(game, "holder", {"card": card, "color": color}, device)
 
     def enter_secret(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
         game = self._board_game(gid)
@@ -137,7 +145,7 @@ class BoardRequests:
             # tells this phone what another colour entered: the game is over on the board, and its cards are laid
             # face up to be scored (the tally shows them all a moment later).
             check_unique(game.board, color, area, hood)
-            return self._commit(game, "secret", {"color": color, "area": area, "neighborhood": hood}, device)
+            return self.path.commit(game, "secret", {"color": color, "area": area, "neighborhood": hood}, device)
 
     def name_colour(self, gid: str, color: str, name: str, device: str) -> str:
         """A name for a colour no phone holds: the host enters for that player, the history names them."""
@@ -151,7 +159,7 @@ class BoardRequests:
                 raise Refused(409, "name_taken")
             if pi_seat.passes_for_pi(name):
                 raise Refused(409, "name_pi")
-            return self._commit(game, "name", {"color": color, "name": name}, device)
+            return self.path.commit(game, "name", {"color": color, "name": name}, device)
 
     def tally_board(self, gid: str, device: str) -> str:
         """The host asks for the tally: the whole board checked, then scored by the rules core and saved."""
@@ -172,5 +180,5 @@ class BoardRequests:
             if unnamed:
                 # Every seat of a played game has a name; so does a board's, or the standings would count "blue".
                 raise Refused(409, "board_unnamed", color=unnamed[0])
-            after = to_state(game.named_board())
-            return self._commit(game, "tally", {}, device, after=after)
+            after = to_state(named_board(game))
+            return self.path.commit(game, "tally", {}, device, after=after)

@@ -10,7 +10,14 @@ from companion.table import checks
 
 
 class Screens:
-    """A screen shows the public view; only the Pi's own screen has table powers."""
+    """A screen shows the public view; only the Pi's own screen has table powers. Built with the games and their
+    shelf, the one path, the code check and the table's two sets of screens (shared with every game's session)."""
+
+    def __init__(self, games, shelf, path, codes, kiosks: set, displays: set):
+        self.games, self.shelf, self.path, self.codes = games, shelf, path, codes
+        self.kiosks = kiosks      # devices seen on the Pi itself (its /table kiosk): table powers
+        self.displays = displays  # devices showing the table: the kiosks, and devices let in by code
+        self.display_code: Optional[Code] = None   # shown on the Pi's own screen when asked there
 
     def notice_kiosk(self, device: str) -> None:
         """A request from the Pi's own screen (web/device.py decides by address and Host, never by cookie): that
@@ -20,7 +27,7 @@ class Screens:
 
     def shown_game(self):
         """The game the table screen shows (the host chose it), or None."""
-        return self.games.get(self.current) if self.current else None
+        return self.shelf.shown()
 
     def screen_of(self, device: str) -> dict:
         """Whether this device shows the table, and whether it is the Pi's own screen (its kiosk)."""
@@ -37,25 +44,25 @@ class Screens:
     def become_display(self, code: str, device: str, address: str = "") -> None:
         """A device holding the code on the Pi's screen becomes a table display: it shows what the Pi's screen
         shows of the public view, and nothing more (no host actions, no codes, no seat)."""
-        with self._lock:
-            if any(game.seat_of(device) or game.host == device for game in self.games.values()
+        with self.shelf.lock:
+            if any(game.seat_of(device) or game.host == device for game in self.shelf.games.values()
                    if game.phase in ("lobby", "playing")):
                 raise Refused(409, "display_seated")
-            self._try_code(self.display_code, code, device, address)
+            self.codes.try_code(self.display_code, code, device, address)
             self.displays.add(device)
             self.display_code = None
-        for game in list(self.games.values()):
-            self._changed(game, tell=False)
+        for game in list(self.shelf.games.values()):
+            self.path.changed(game, tell=False)
 
     def skip_show(self, gid: str, device: str) -> str:
         """The host ends the table screen's line-by-line reveal of the tally: every line shows at once.
         Not logged (nothing in the game changes) and never waited for: the phones show the tally at once anyway."""
-        game = self.get(gid)
+        game = self.games.get(gid)
         with game.lock:
             checks.host_only(game, device)
             if game.phase != "finished":
                 raise Refused(409, "show_not_over")
             if not game.session.show_skipped:
                 game.session.show_skipped = True
-                self._changed(game)
+                self.path.changed(game)
             return views.view_json(game, device)
