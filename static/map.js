@@ -362,5 +362,6 @@ var BoardMap = (function () {
     return g;
   }
 
+  Map.rings = rings;          // for static/map-fit.js
   return Map;
 })();

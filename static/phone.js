@@ -89,21 +89,28 @@
     wasMine = on;
     var call = on ? view.call || [] : [], last = call[call.length - 1];
     var near = last ? [last.neighborhood].concat(Object.keys(view.legal.neighborhoods || {})) : [];
-    M.show(w, near.length > 1);
-    w.textContent = tr(whole ? "zoom_call" : "whole_board");
+    var opening = on && !last && online && Object.keys(view.legal.neighborhoods || {}).length > 1;   // Zoom in: the board magnified
+    M.show(w, near.length > 1 || opening);
+    w.textContent = tr(whole !== opening ? "zoom_call" : "whole_board");
     $("turn").classList.toggle("quiet", near.length > 1 && whole);   // the whole board asked for: its buttons only
-    if (!on) { svg.style.height = ""; map.look(null); return; }
+    $("turn").classList.toggle("opening", opening);   // Zoom in beside the instruction: the board keeps its height
+    if (!(opening && whole)) map.magnify(svg.parentNode, null);
+    if (!on) { svg.style.height = ""; map.look(null); map.fit(null); return; }
     // what the screen leaves at scroll 0 above the end of the dock (or of a message under it)
-    var end = ($("msg").textContent ? $("msg") : $("turn")).getBoundingClientRect(), box = svg.getBoundingClientRect();
+    var end = ($("msg").textContent ? $("msg") : $("turn")).getBoundingClientRect(), box = svg.parentNode.getBoundingClientRect();
     var h = Math.max(160, Math.floor(innerHeight - 4 - (box.top + window.pageYOffset) - (end.bottom - box.bottom)));
-    if (near.length > 1 && !whole) {
+    map.fit(null);   // the tags where the drawing has them, as map.around measures the call
+    if (opening && whole) map.magnify(svg.parentNode, view.legal.neighborhoods, box.width, h);   // scrolls (map-fit.js)
+    else if (near.length > 1 && !whole) {
       svg.style.height = h + "px";
       map.look(map.around(near, box.width, h, 1.6), true);
+      map.fit(online ? view.legal.neighborhoods || {} : null);   // touch targets and tags as drawn now (map-fit.js)
       map.legible(near, 14.5, 12.5);
     } else {   // the whole board, no taller than the width draws it: the dock right under it
       var b = map.board();
       svg.style.height = Math.min(h, Math.ceil(box.width * b[3] / b[2])) + "px";
       map.look(b);   // the compass stands over the board's corner (app.css)
+      map.fit(online ? view.legal.neighborhoods || {} : null);
     }
   }
   // a turned phone, not the address bar coming and going while the page scrolls

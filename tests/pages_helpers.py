@@ -97,7 +97,8 @@ SITE_JS = """nb => {
   const pt = svg.createSVGPoint(); pt.x = +g.dataset.x; pt.y = +g.dataset.y;
   const p = pt.matrixTransform(svg.getScreenCTM());
   const hit = document.elementFromPoint(p.x, p.y);
-  return [p.x, p.y, !!hit && hit.closest('.nb') === g];
+  const named = hit && hit.closest('[data-nb]');   // the shape, or its touch target on a turn (static/map-fit.js)
+  return [p.x, p.y, !!named && svg.contains(named) && named.getAttribute('data-nb') === nb];
 }"""
 
 BIDS_JS = """() => Object.fromEntries([...document.querySelectorAll('#map .slot')]

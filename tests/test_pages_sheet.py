@@ -48,7 +48,8 @@ SHAPE_JS = """nb => {
   const pt = svg.createSVGPoint(); pt.x = +g.dataset.x; pt.y = +g.dataset.y;
   const p = pt.matrixTransform(svg.getScreenCTM());
   const hit = document.elementFromPoint(p.x, p.y);
-  return {box: [r.left, r.top, r.width, r.height], x: p.x, y: p.y, ours: !!hit && hit.closest('.nb') === g,
+  const named = hit && hit.closest('[data-nb]');   // the shape, or its touch target on a turn (static/map-fit.js)
+  return {box: [r.left, r.top, r.width, r.height], x: p.x, y: p.y, ours: !!named && named.getAttribute('data-nb') === nb,
           scroll: scrollY};
 }"""
 

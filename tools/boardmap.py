@@ -469,6 +469,30 @@ def callouts(m: dict, thumb: bool = False) -> dict:
     return out
 
 
+def core(poly: list, step: float = 2.0) -> list:
+    """The largest axis-aligned square inside the shape [centre x, centre y, side] (map units, on a `step` grid): the
+    phone's touch target where the screen draws it at least a thumb wide (static/map.js `targets`)."""
+    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    x0, y0 = min(xs), min(ys)
+    cols, rows = int((max(xs) - x0) / step) + 1, int((max(ys) - y0) / step) + 1
+    edges = list(zip(poly[-1:] + poly[:-1], poly))
+    best, prev = (0, 0, 0), [0] * cols
+    for r in range(rows):
+        y = y0 + (r + 0.5) * step
+        cuts = sorted(ax + (y - ay) * (bx - ax) / (by - ay) for (ax, ay), (bx, by) in edges if (ay > y) != (by > y))
+        spans = list(zip(cuts[::2], cuts[1::2]))
+        cur = [0] * cols
+        for c in range(cols):
+            xl, xr = x0 + c * step, x0 + (c + 1) * step
+            if any(a <= xl and xr <= b for a, b in spans):
+                cur[c] = 1 + (min(cur[c - 1], prev[c], prev[c - 1]) if c and r else 0)
+                if cur[c] > best[0]:
+                    best = (cur[c], c, r)
+        prev = cur
+    k, c, r = best
+    return [_r(x0 + (c + 1 - k / 2) * step), _r(y0 + (r + 1 - k / 2) * step), _r(k * step - step)]
+
+
 def polygon_of(path: str) -> list:
     """The points of one of our own M..L..Z paths."""
     return [tuple(float(v) for v in pair.split(",")) for pair in path[1:-1].split("L")]
@@ -494,8 +518,12 @@ def drawing(portrait: bool = False) -> dict:
         hood = {"id": n["id"], "district": n["district"], "kind": n["kind"], "blind": n["blind"], "path": n["path"],
                 "land": n["land"], "label": [_r(s["label"][0]), _r(s["label"][1])], "size": _r(m["font"] * s["scale"]),
                 "piece": [_r(v) for v in s["piece"][:3]]}
+        if portrait:   # the phone's touch target where the screen draws the shape large enough (issue 37)
+            hood["core"] = core(polygon_of(n["path"]))
         if n["id"] in out_of_shape:
             (x, y, w, h), to = out_of_shape[n["id"]]["box"], out_of_shape[n["id"]]["to"]
+            if portrait:   # its number inside, where the screen draws the shape large (static/map.js `tags`)
+                hood["own"] = hood["label"] + [hood["size"]]
             hood.update(label=[_r(x), _r(y)], size=font, tag=[_r(x - w / 2), _r(y - h / 2), _r(w), _r(h)],
                         leader=[_r(to[0]), _r(to[1])])
         if s.get("icon"):

@@ -162,6 +162,11 @@ SCRIPT_KEYS = {
         "notice_host", "notice_host_table", "notice_host_you", "notice_released", "notice_rematch",
         "notice_seat_moved", "notice_seat_moved_you", "notice_seat_removed", "storage_full", "storage_read_only",
     }),
+    "map-fit.js": frozenset({
+        "lost_bid", "lost_other", "lost_pass", "notice_abandoned", "notice_cards_app_deals", "notice_cards_clash",
+        "notice_host", "notice_host_table", "notice_host_you", "notice_released", "notice_rematch",
+        "notice_seat_moved", "notice_seat_moved_you", "notice_seat_removed", "storage_full", "storage_read_only",
+    }),
     "map.js": frozenset({
         "app_deals", "area_expert_bridges", "area_expert_chains", "area_expert_districts", "area_expert_lakes",
         "area_expert_statues", "area_family_borders", "area_family_bridges", "area_family_lakes",

@@ -20,7 +20,8 @@ def view_response(text: str) -> Response:
 
 # The phone's page scripts, in the order its template loads them (phone.html loops over this list): its strings are
 # theirs alone (socket.js is written into the page). The other pages carry every script's strings.
-SCRIPTS = {"phone": ("map.js", "app.js", "glance.js", "board-steps.js", "phone.js", "evening.js", "review.js")}
+SCRIPTS = {"phone": ("map.js", "map-fit.js", "app.js", "glance.js", "board-steps.js", "phone.js", "evening.js",
+                     "review.js")}
 
 
 def page_context(page: str, **extra) -> dict:
