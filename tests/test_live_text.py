@@ -29,8 +29,8 @@ def test_every_view_text_is_json_dumps_of_the_view_through_a_whole_game(tmp_path
     table = app.extensions["table"]
     # The host's phone never opens a socket here, so the host-away countdown runs: held at one value, or a
     # second's boundary between two encodings of the same moment would differ by 1 (seen in CI: 119 vs 120).
-    table.host_wait = lambda game: 90.4
-    table.seat_waits = lambda game: {"red": 7}   # the seats' countdowns likewise
+    table.absences.host_wait = lambda game: 90.4   # the part that counts who is away (table/presence.py)
+    table.absences.seat_waits = lambda game: {"red": 7}   # the seats' countdowns likewise
     options = {"mode": "expert", "players": COLORS, "deal": "app", "layout": "random", "removed_districts": [],
                "seed": 7}
     game = table.create(options, "phone-blue")

@@ -45,8 +45,8 @@ def test_the_phone_opens_one_socket_from_its_head_and_takes_its_first_view_from_
     # The page's own scripts come from the head too, deferred, and hold the first paint until they ran.
     assert bert.page.eval_on_selector_all("head script[src]", "ss => ss.map(s => s.defer && s.blocking.contains("
                                           "'render') && new URL(s.src).pathname)") == [
-        "/static/map.js", "/static/app.js", "/static/glance.js", "/static/board-steps.js", "/static/phone.js",
-        "/static/evening.js", "/static/review.js"]
+        "/static/map.js", "/static/map-fit.js", "/static/app.js", "/static/glance.js", "/static/board-steps.js",
+        "/static/phone.js", "/static/evening.js", "/static/review.js"]
     # The view came once, over the socket: no GET of the same view drawn a second time.
     assert ("GET", f"/api/games/{gid}") not in asked
     assert bert.state()["live"] and bert.state()["turn"] is False   # blue (Ann) acts first: Bert's page says so

@@ -76,10 +76,14 @@ _TERM_PARAMS = ("player", "to_act", "owner", "color", "district", "kind", "mode"
 
 def pick_lang(request) -> str:
     """The `lang` cookie when it names one of ours, else the browser's best Accept-Language match."""
-    cookie = request.cookies.get("lang")
+    return pick(request.cookies.get("lang"), request.accept_languages)
+
+
+def pick(cookie, accept_languages) -> str:
+    """pick_lang from the request's two parts (kept by a live socket, which answers long after its request)."""
     if cookie in _tables().LANGS:
         return cookie
-    return request.accept_languages.best_match(_tables().LANGS) or DEFAULT
+    return accept_languages.best_match(_tables().LANGS) or DEFAULT
 
 
 def _lang(lang: str) -> str:

@@ -19,6 +19,8 @@ class Subscriber:
         self.address = address
         self.live: Optional[LiveSocket] = None
         self.on_message: Optional[Callable[[LiveSocket, str], None]] = None   # what the phone sends (its actions)
+        self._lock = threading.Lock()
+        self._close: Optional[tuple[int, str]] = None   # closed before its socket was handed over: close it then
 
     def offer(self, frame: bytes) -> None:
         live = self.live
@@ -26,9 +28,19 @@ class Subscriber:
             live.send_frame(frame)
 
     def close(self, code: int = 1000, reason: str = "") -> None:
-        live = self.live
-        if live is not None:
-            live.close(code, reason)
+        with self._lock:
+            live = self.live
+            if live is None:   # joined, its handshake still on its way to the loop (Hub.attach closes it)
+                self._close = (code, reason)
+                return
+        live.close(code, reason)
+
+    def hand_over(self, live: LiveSocket) -> Optional[tuple[int, str]]:
+        """The socket is the loop's now; the close asked for before it was (a device's newer socket evicted it
+        between its join and this), if any."""
+        with self._lock:
+            self.live = live
+            return self._close
 
 
 class Hub:
@@ -66,9 +78,11 @@ class Hub:
     def attach(self, sub: Subscriber, sock, first: str) -> LiveSocket:
         """Hand the upgraded socket to the loop and send the first view."""
         live = LiveSocket(sock, self.loop, on_close=lambda: self.leave(sub), on_message=sub.on_message)
-        sub.live = live
+        closed = sub.hand_over(live)
         live.send(first)
         self.loop.watch(live)
+        if closed is not None:
+            live.close(*closed)
         return live
 
     def leave(self, sub: Subscriber) -> None:

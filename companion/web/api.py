@@ -8,6 +8,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request
 
 from companion import views
 from companion.errors import Refused
+from companion.lang import i18n
 from companion.game.board import board_data
 from companion.game.setup import check_saved_layout
 from companion.live.wsloop import HandshakeError, accept_headers
@@ -385,7 +386,9 @@ def live(gid: str) -> Response:
     if detach is not None:
         detach()   # from here on the connection is the live loop's, not the HTTP loop's
     if sub is not None:   # the phone's bids and passes may come over this socket (web/live_acts.py)
-        sub.on_message = SocketActs(current_app._get_current_object(), t, sub.game, g.device, lang())
+        cookie, accept = request.cookies.get("lang"), request.accept_languages
+        sub.on_message = SocketActs(current_app._get_current_object(), t, sub.game, g.device,
+                                    lambda: i18n.pick(cookie, accept))
     live = t.refuse_live(sock, "no such game") if sub is None else t.attach_live(sub, sock, g.device)
     if detach is None:
         live.closed.wait()   # werkzeug's server: this thread waits it out

@@ -11,7 +11,8 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from typing import Optional
+from functools import cached_property
+from typing import Callable, Optional
 
 from flask import Flask
 
@@ -49,10 +50,17 @@ class Answers:
 class SocketActs:
     """What one socket's device sends to one game: its actions, as the POST route takes them."""
 
-    def __init__(self, app: Flask, table, gid: str, device: str, language: str):
-        self.table, self.gid, self.device, self.lang = table, gid, device, language
+    def __init__(self, app: Flask, table, gid: str, device: str, language: Callable[[], str]):
+        self.table, self.gid, self.device, self._language = table, gid, device, language
         self.limiter = app.extensions["rate_limit"]
         self.answers: Answers = app.extensions.setdefault("socket_answers", Answers())
+
+    @cached_property
+    def lang(self) -> str:
+        """Chosen at the first answer, not at the handshake: the first choice loads the catalogs (about 0.3 s in a
+        fresh server), and a socket's first view must not wait for that (a newer socket from the same device
+        evicted one not yet handed to the loop, tests/test_server_budget.py)."""
+        return self._language()
 
     def __call__(self, live, text: str) -> None:
         try:
