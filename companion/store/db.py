@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Optional
 # Work done inside an event's transaction: (connection, the event's time) -> None.
 Also = Callable[[sqlite3.Connection, float], None]
 
-from companion.store import recover
+from companion.store import events, recover
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE INDEX IF NOT EXISTS events_moved ON events (moved);
 -- The games a device sat down in (a few rows per game): who plays their first game here (store/first_game.py).
-CREATE INDEX IF NOT EXISTS events_seats ON events (device) WHERE kind IN ('seat', 'move');
+CREATE INDEX IF NOT EXISTS events_seats ON events (device) WHERE """ + events.sql_in("claims_seat") + """;
 CREATE TABLE IF NOT EXISTS plays (
     game       TEXT    PRIMARY KEY,
     seq        INTEGER NOT NULL,   -- the event that ended the game
@@ -90,7 +90,7 @@ LAYOUT_COLUMNS = {"device": "TEXT", "players": "INTEGER"}
 # Added later: the level of a seat the Pi played (NULL: a person), so a person named like the Pi is never counted as
 # it. Rows from before it are filled once from the log's own "pi" events (the last one for the seat's colour).
 PI_COLUMN_FILL = """UPDATE play_players SET pi = (SELECT json_extract(e.body, '$.level') FROM events e
-    WHERE e.game = play_players.game AND e.kind = 'pi' AND json_extract(e.body, '$.color') = play_players.color
+    WHERE e.game = play_players.game AND e.kind = '""" + events.Pi.kind + """' AND json_extract(e.body, '$.color') = play_players.color
     ORDER BY e.seq DESC LIMIT 1)"""
 
 
@@ -383,7 +383,7 @@ class Store:
             if also is not None:
                 also(conn, at)
 
-        event = {"game": game, "seq": seq, "kind": kind, "body": body if kind == "action" else None}
+        event = {"game": game, "seq": seq, "kind": kind, "body": body if kind == events.Action.kind else None}
         with self._lock:
             # The note says the event is acknowledged while the COMMIT makes it durable: the two fsyncs run side
             # by side, so an action waits for the slower one, not for both. Power lost between them makes the next
@@ -477,7 +477,7 @@ class Store:
         """When this device last took a seat at this table (epoch seconds), or None: shown beside its ask."""
         with self._lock:
             row = self.conn.execute("SELECT MAX(at) FROM events INDEXED BY events_seats WHERE device = ? "
-                                    "AND kind IN ('seat', 'move')", (device,)).fetchone()
+                                    "AND " + events.sql_in("claims_seat"), (device,)).fetchone()
         return row[0] if row else None
 
     def events(self, game: str) -> Iterator[tuple[int, str, dict, Optional[str]]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 
+from companion.store import events
 from companion.store.db import Store
 from companion.store.history import fold
 
@@ -33,7 +34,7 @@ def _first(store: Store, names: dict, devices: dict) -> list[str]:
                                 "WHERE p.status = 'finished' AND pp.key IN ({})", set(keys.values()))
     # Through the small index of seat events (store/db.py, events_seats): never a scan of every bid ever made.
     known_devices = _known(store, "SELECT DISTINCT e.device FROM events e "
-                                  "JOIN plays p ON p.game = e.game WHERE e.kind IN ('seat', 'move') "
+                                  "JOIN plays p ON p.game = e.game WHERE e." + events.sql_in("claims_seat") + " "
                                   "AND e.device IN ({}) AND p.status = 'finished'", {d for d in devices.values() if d})
     return sorted(c for c in devices if keys.get(c) not in known_names and devices[c] not in known_devices)
 

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from companion.game.rules import new_game
 from companion.game.scoring import explain
 from companion.game.state import State
+from companion.store import events
 from companion.store.db import Also, Store
 
 ENDED = ("finished", "abandoned")   # the phases a game never leaves (abandon: the evening's own event)
@@ -72,7 +73,7 @@ def record_play(summary: dict, seq: int) -> Also:
             "INSERT OR REPLACE INTO plays (game, seq, status, mode, created_at, started_at, ended_at, summary) "
             "VALUES (?, ?, ?, ?, "
             "coalesce((SELECT at FROM events WHERE game = ? AND seq = 1), ?), "
-            "(SELECT at FROM events WHERE game = ? AND kind IN ('start', 'tally') ORDER BY seq DESC LIMIT 1), "
+            "(SELECT at FROM events WHERE game = ? AND " + events.sql_in("clocks_play") + " ORDER BY seq DESC LIMIT 1), "
             "coalesce((SELECT at FROM events WHERE game = ? AND seq = ?), ?), ?)",
             (gid, seq, summary["status"], summary["mode"], gid, at, gid, gid, seq, at,
              json.dumps(summary, separators=(",", ":"))))

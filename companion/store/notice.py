@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from companion.store import events
+
 
 def storage_notice(store, seq_of: Callable[[str], Optional[int]]) -> Optional[dict]:
     """The notice as a key and its parameters (the same in every view and page), or None while all is well.
@@ -20,7 +22,7 @@ def storage_notice(store, seq_of: Callable[[str], Optional[int]]) -> Optional[di
     if seq is not None and seq >= lost["seq"]:
         return None
     body = lost.get("body") or {}
-    if lost.get("kind") == "action" and isinstance(body.get("player"), str):
+    if lost.get("kind") == events.Action.kind and isinstance(body.get("player"), str):
         if body.get("pass"):
             return {"key": "lost_pass", "player": body["player"]}
         if body.get("bid"):

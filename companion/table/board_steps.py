@@ -13,6 +13,7 @@ from typing import Optional
 from companion import pi_seat, views
 from companion.errors import Refused
 from companion.table import checks
+from companion.store import events
 
 PACES = ("board", "timer")
 
@@ -119,7 +120,7 @@ class BoardStepRequests:
             through = min(through, game.seq)
             if through <= game.board_through or not any(s["seq"] <= through for s in game.board_steps):
                 return views.view_json(game, device)   # nothing new confirmed: nothing logged
-            text = self.path.commit(game, "board_done", {"through": through}, device)
+            text = self.path.commit(game, events.BoardDone({"through": through}), device)
             held, game.session.pi_held = game.session.pi_held, None
             if held and held[0] == len(game.actions) and not waits(game):
                 seq, color, action = game.seq, held[1], held[2]

@@ -11,6 +11,7 @@ from companion.game.state import Action, Bid, Pass
 from companion.table import checks
 from companion.table.pi_seats import person_seat
 from companion.table.game import Game
+from companion.store import events
 
 
 class Calls:
@@ -36,7 +37,7 @@ class Calls:
         st = game.state
         # Raises RuleError (nothing appended, nothing changed), also for an automatic pass: the rules' own.
         after = apply(st, action)
-        text = self.path.commit(game, "action", action.to_json(), device,
+        text = self.path.commit(game, events.Action(action.to_json()), device,
                             call_ended=sum(after.built_count) > sum(st.built_count), after=after)
         self.reviews.decided(game, st, action)   # judged in the Pi's process, shown only after the end
         return text
@@ -59,7 +60,7 @@ class Calls:
             action = Pass(color)
             after = apply(st, action)
             body = dict(action.to_json(), by_host=True)
-            return self.path.commit(game, "action", body, device,
+            return self.path.commit(game, events.Action(body), device,
                                 call_ended=sum(after.built_count) > sum(st.built_count), after=after)
 
     def undo(self, gid: str, device: str, expect_seq: Optional[int] = None) -> str:
@@ -76,4 +77,4 @@ class Calls:
             body = {"action": len(game.actions)}
             if count > 1:
                 body["count"] = count
-            return self.path.commit(game, "undo", body, device)
+            return self.path.commit(game, events.Undo(body), device)

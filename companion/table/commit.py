@@ -15,7 +15,7 @@ from typing import Optional
 from companion import codes, views
 from companion.codes import Code
 from companion.game.state import State
-from companion.store import history
+from companion.store import events, history
 from companion.store.notice import storage_notice
 from companion.table.game import Game
 from companion.table.memory import Shelf, summary
@@ -35,16 +35,17 @@ class OnePath:
         self.store, self.hub, self.leds, self.pi, self.timers = store, hub, leds, pi, timers
         self.shelf, self.absences = shelf, absences
 
-    def commit(self, game: Game, kind: str, body: dict, device: Optional[str],
+    def commit(self, game: Game, event: events.Event, device: Optional[str],
                call_ended: bool = False, after: Optional[State] = None) -> str:
         """Append the event (durable on return), apply it, tell every phone, set the LEDs; this device's view as JSON."""
+        kind, body = event.kind, event.body()
         also = None
         if after is not None and after.finished:
             # The summary the history reads is written with the event that ends the game, or not at all.
             also = history.record_play(summary(game, after), game.seq + 1)
-        elif kind == "abandon":
+        elif isinstance(event, events.Abandon):
             also = history.record_play(summary(game, game.state, "abandoned"), game.seq + 1)
-        elif kind == "undo" and game.phase == "finished":
+        elif isinstance(event, events.Undo) and game.phase == "finished":
             also = history.forget_play(game.id)
         was = self.storage_notice()
         try:
@@ -53,13 +54,13 @@ class OnePath:
             if self.storage_notice() != was:
                 self.storage_changed()   # a full disk: every screen says so, not only this device
             raise
-        game.mutate(kind, body, device, after)
+        game.mutate(event, device, after)
         if self.storage_notice() != was:
             self.storage_changed()       # room again, or a lost action played again
         self.recount(game)
         shelf = self.shelf
         before = shelf.current
-        shelf.follow(game, kind, body)
+        shelf.follow(game, event)
         shelf.keep(game, before)
         told = self.tell(game)
         if before is not None and shelf.current is None:

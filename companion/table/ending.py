@@ -6,6 +6,7 @@ from companion.errors import Refused
 from companion.game.record import to_record
 from companion.table import checks
 from companion.table.game import Game
+from companion.store import events
 
 
 class Ending:
@@ -22,7 +23,7 @@ class Ending:
                 raise Refused(409, "not_playing")
             if codes.normal(confirm) != codes.normal(game.id):
                 raise Refused(400, "confirm_game", game=game.id)
-            return self.path.commit(game, "abandon", {"actions": len(game.actions)}, device)
+            return self.path.commit(game, events.Abandon({"actions": len(game.actions)}), device)
 
     def rematch(self, gid: str, rotate: bool, device: str) -> tuple[Game, str]:
         """Same seats, names and devices in a new lobby; every screen of the old game moves there."""
@@ -42,7 +43,7 @@ class Ending:
                        "hints": old.hints_on, "pace": old.pace}
             seats = {c: [old.names[c], old.devices[c]] for c in colors if c in old.devices and old.names.get(c)}
             new = self.create(options, old.host, extra={"from": old.id, "seats": seats, "rotate": rotate})
-            text = self.path.commit(old, "rematch", {"game": new.id, "rotate": rotate}, device)
+            text = self.path.commit(old, events.Rematch({"game": new.id, "rotate": rotate}), device)
         return new, text
 
     def record(self, gid: str) -> dict:

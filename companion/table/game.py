@@ -12,6 +12,7 @@ from companion.game.rules import apply, new_game
 from companion.game.setup import make_setup
 from companion.game.state import Action, Bid, Pass, Seat, State
 from companion.game.summary import decision
+from companion.store import events
 from companion.table import board_steps, pi_seats, reviews, scoreboard
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
@@ -127,16 +128,14 @@ class Game:
 
     # -- the log's events, applied to memory (already checked; replay uses the same code) --
 
-    def mutate(self, kind: str, body: dict, device: Optional[str], after: Optional[State] = None) -> None:
+    def mutate(self, event: events.Event, device: Optional[str], after: Optional[State] = None) -> None:
         """Apply one logged event: the same method whether it was just appended or replayed at start."""
-        on = EVENTS.get(kind)
-        if on is None:
-            raise ValueError(f"unknown event kind {kind!r}")
-        if kind in ("seat", "release", "cards", "setup", "pi"):
+        on = EVENTS[type(event)]
+        if event.changes_seats:
             self.changes[device] = self.changes.get(device, 0) + 1
-        elif kind in ("building", "tokens", "holder", "secret", "name"):
+        elif event.enters_board:
             self.entries[device] = self.entries.get(device, 0) + 1
-        on(self, body, device, after)
+        on(self, event.body(), device, after)
         self.seq += 1
         self.touch()
 
@@ -295,14 +294,18 @@ class Game:
 
 # Every logged event kind and the function that applies it to a game (`Game.mutate`): the game's own, then the
 # concerns' (a board scored, the Pi's seats, hints, the board's steps).
+# Keyed by the event's class (companion/store/events.py): adding a kind = its class there + its handler here.
 EVENTS = {
-    "create": Game.on_create, "setup": Game.on_setup, "move": Game.on_move, "host": Game.on_host,
-    "abandon": Game.on_abandon, "rematch": Game.on_rematch, "seat": Game.on_seat, "release": Game.on_release,
-    "cards": Game.on_cards, "start": Game.on_start, "action": Game.on_action, "undo": Game.on_undo,
-    "building": scoreboard.on_building, "tokens": scoreboard.on_tokens, "holder": scoreboard.on_holder,
-    "secret": scoreboard.on_secret, "name": scoreboard.on_name, "tally": scoreboard.on_tally,
-    "pi": pi_seats.on_pi, "hint": reviews.on_hint, "board_done": board_steps.on_board_done,
+    events.Create: Game.on_create, events.Setup: Game.on_setup, events.Move: Game.on_move, events.Host: Game.on_host,
+    events.Abandon: Game.on_abandon, events.Rematch: Game.on_rematch, events.Seat: Game.on_seat,
+    events.Release: Game.on_release, events.Cards: Game.on_cards, events.Start: Game.on_start,
+    events.Action: Game.on_action, events.Undo: Game.on_undo,
+    events.Building: scoreboard.on_building, events.Tokens: scoreboard.on_tokens, events.Holder: scoreboard.on_holder,
+    events.Secret: scoreboard.on_secret, events.Name: scoreboard.on_name, events.Tally: scoreboard.on_tally,
+    events.Pi: pi_seats.on_pi, events.Hint: reviews.on_hint, events.BoardDone: board_steps.on_board_done,
 }
+assert set(EVENTS) == set(events.KINDS.values()), "every event kind has its handler"
+
 
 
 def clashing(mode: str, entries: list) -> bool:

@@ -9,6 +9,7 @@ from companion.errors import Refused
 from companion.table import checks
 from companion.table.pi_seats import person_seat
 from companion.table.game import Game
+from companion.store import events
 
 
 class Hosting:
@@ -23,7 +24,7 @@ class Hosting:
         with game.lock:
             checks.host_on_seat(game, color, device)
             person_seat(game, color)
-            return self.path.commit(game, "host", {"color": color}, device)
+            return self.path.commit(game, events.Host({"color": color}), device)
 
     def table_host(self, gid: str, device: str) -> str:
         """The table display takes the host role (it already may act as host; this makes it the host)."""
@@ -31,7 +32,7 @@ class Hosting:
         with game.lock:
             if device not in self.kiosks:
                 raise Refused(403, "not_table")
-            return self.path.commit(game, "host", {}, device)
+            return self.path.commit(game, events.Host({}), device)
 
     def claim_host(self, gid: str, code: Optional[str], device: str, address: str = "") -> str:
         """A seated player asks for the role of a host long gone; the table confirms (its own code on the Pi's
@@ -43,7 +44,7 @@ class Hosting:
                 raise Refused(409, "already_host")
             if code is None and self._nobody_to_confirm(game, color):
                 # A 2-player game whose host is gone: the host-away wait alone is the check (docs/API.md).
-                return self.path.commit(game, "host", {"color": color, "confirmed": "wait"}, device)
+                return self.path.commit(game, events.Host({"color": color, "confirmed": "wait"}), device)
             if self.absences.host_here(game):
                 raise Refused(409, "host_here", seconds=int(self.absences.host_away))
             held = game.session.host_claims.get(color)
@@ -57,7 +58,7 @@ class Hosting:
                     self.path.changed(game)
                 return views.view_json(game, device)
             self.codes.try_code(held, code, device, address)
-            return self.path.commit(game, "host", {"color": color, "confirmed": "code"}, device)
+            return self.path.commit(game, events.Host({"color": color, "confirmed": "code"}), device)
 
     def approve_host(self, gid: str, color: str, device: str) -> str:
         game = self.games.get(gid)
@@ -72,7 +73,7 @@ class Hosting:
                 raise Refused(403, "approve_other")
             if self.absences.host_here(game):
                 raise Refused(409, "host_here", seconds=int(self.absences.host_away))
-            return self.path.commit(game, "host", {"color": color, "confirmed": mine}, device)
+            return self.path.commit(game, events.Host({"color": color, "confirmed": mine}), device)
 
     def _nobody_to_confirm(self, game: Game, color: str) -> bool:
         """A host claim nobody else could confirm, past the host-away wait: no other seat is held but the gone host's.

@@ -24,6 +24,7 @@ from companion.game.state import Seat
 from companion.store.first_game import first_game
 from companion.table import board_steps, checks
 from companion.table.game import Game, clashing
+from companion.store import events
 
 CLASHES = 2   # physical-deal clashes in one lobby before the app deals the cards itself
 
@@ -86,7 +87,7 @@ class Lobby:
             self.shelf.games[gid] = game
         with game.lock:
             try:
-                self.path.commit(game, "create", body, device)
+                self.path.commit(game, events.Create(body), device)
             except BaseException:
                 with self.shelf.lock:  # not in the log: not a game
                     self.shelf.games.pop(gid, None)
@@ -107,7 +108,7 @@ class Lobby:
         with self.for_host(gid, device) as game:
             if game.clashes >= CLASHES and options.get("deal") == "physical":
                 raise Refused(409, "app_deals_now")   # the deal the table was told the app makes stays the app's
-            return self.path.commit(game, "setup", check_options(options), device)
+            return self.path.commit(game, events.Setup(check_options(options)), device)
 
     def remove_seat(self, gid: str, color: str, device: str) -> str:
         """Fewer players: the seat goes, and districts and tokens follow the rules for the new count."""
@@ -128,7 +129,7 @@ class Lobby:
                 # never a completed deal left unchecked (the Pi's seats are dealt at the start, from what is left)
                 people = [c for c in players if not pi_seat.level_of(game.devices.get(c))]
                 body.update(self.deal_check(game, game.cards, people))
-            return self.path.commit(game, "setup", body, device)
+            return self.path.commit(game, events.Setup(body), device)
 
     def enter_cards(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
         game = self.games.get(gid)
@@ -147,7 +148,7 @@ class Lobby:
             check_cards(game.mode, [Seat(color, "", area, hood)])
             body = {"color": color, "area": area, "neighborhood": hood}
             body.update(self.deal_check(game, dict(game.cards, **{color: (area, hood)}), pi_seat.people(game)))
-            return self.path.commit(game, "cards", body, device)
+            return self.path.commit(game, events.Cards(body), device)
 
     def deal_check(self, game: Game, entered: dict, colors) -> dict:
         """Once every seat has entered (by a last entry or a removed seat), every entry is checked at once.
@@ -188,4 +189,4 @@ class Lobby:
             first = first_game(self.store, {c: game.names.get(c) for c in mine}, {c: game.devices[c] for c in mine})
             if first:
                 body["first_game"] = first   # the hint on their own phone only (views.private)
-            return self.path.commit(game, "start", body, device)
+            return self.path.commit(game, events.Start(body), device)

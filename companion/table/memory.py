@@ -12,7 +12,7 @@ from companion import codes, pi_seat
 from companion.errors import Refused
 from companion.game.state import State
 from companion.limits import ID_LENGTH
-from companion.store import history
+from companion.store import events, history
 from companion.table.game import Game, Session
 
 
@@ -50,19 +50,20 @@ class Shelf:
                 self.opened[before] = old
                 self.trim()
 
-    def follow(self, game: Game, kind: str, body: dict) -> None:
+    def follow(self, game: Game, event: events.Event) -> None:
         """Which game the table display and the LEDs show after this event. A new game takes the table
         when it was allowed to (`shown`), an abandoned one lets go of it, and any other move takes it only
         from a game no longer in progress: never from a game being played, whatever changed last."""
-        if kind == "create" and "shown" in body:
+        body = event.body()
+        if isinstance(event, events.Create) and "shown" in body:
             if body["shown"]:
                 self.current = game.id
             return
-        if kind == "abandon":
+        if isinstance(event, events.Abandon):
             if self.current == game.id:
                 self.current = None
             return
-        if kind == "rematch" or self.current == game.id:
+        if isinstance(event, events.Rematch) or self.current == game.id:
             return
         shown = self.games.get(self.current) if self.current else None
         if shown is None or not shown.in_progress:
@@ -103,7 +104,8 @@ class Games:
             try:
                 if seq != game.seq + 1:
                     raise ValueError(f"event {seq} follows event {game.seq}")
-                game.mutate(kind, body, device)
+                event = events.of(kind, body)
+                game.mutate(event, device)
             except Exception as e:  # any corruption: hand-edited file, older format, bug
                 # One unreadable game must not keep the others (and the table) from starting.
                 shelf.broken[gid] = f"event {game.seq + 1}: {e}"
@@ -111,7 +113,7 @@ class Games:
                 if shelf.current == gid:
                     shelf.current = None
                 continue
-            shelf.follow(game, kind, body)
+            shelf.follow(game, event)
         self._settle(unsummarised)
 
     def _settle(self, unsummarised: set) -> None:
@@ -144,7 +146,7 @@ class Games:
         game = self.new_game(gid)
         try:
             for seq, kind, body, device in self.store.events(gid):
-                game.mutate(kind, body, device)
+                game.mutate(events.of(kind, body), device)
         except Exception as e:  # any corruption: hand-edited file, older format, bug
             # One unreadable game must not keep the others (and the table) from starting.
             self.shelf.broken[gid] = f"event {game.seq + 1}: {e}"

@@ -9,6 +9,7 @@ from companion.errors import Refused
 from companion.game.state import Action, State
 from companion.table import board_steps
 from companion.pi_seat import device_for, level_of, name_for, people
+from companion.store import events
 
 
 # The Game's event for a seat given to the Pi or taken back from it (game.EVENTS).
@@ -57,7 +58,7 @@ class PiRequests:
                 # The people's entries may all be in once this seat is the Pi's: checked together now, as the
                 # last entry would have been (table.enter_cards).
                 body.update(self.lobby.deal_check(game, game.cards, [c for c in people(game) if c != color]))
-            text = self.path.commit(game, "pi", body, device)
+            text = self.path.commit(game, events.Pi(body), device)
             self.pi.warm()
             return text
 
@@ -67,7 +68,7 @@ class PiRequests:
                 raise Refused(409, "not_pi_seat", color=color)
             if game.cards_locked:
                 raise Refused(409, "cards_locked")   # as release: a seat freed must not reopen the deal for a guess
-            return self.path.commit(game, "pi", {"color": color, "level": None}, device)
+            return self.path.commit(game, events.Pi({"color": color, "level": None}), device)
 
     def pi_act(self, gid: str, seq: int, color: str, action: Action) -> None:
         """The Pi's decision, through the one path, if the game is still where the Pi saw it (else dropped)."""

@@ -14,6 +14,7 @@ from companion.table import checks
 from companion.table.pi_seats import person_seat
 from companion.table.seats import code_keys, may_sit
 from companion.table.game import Game
+from companion.store import events
 
 
 class Rescue:
@@ -120,7 +121,7 @@ class Rescue:
             if r is None or r["token"] != token or r["stage"] != "moving" or game.phase != "playing":
                 return
             try:
-                self.path.commit(game, "move", {"color": r["color"], "name": None, "confirmed": "table"}, r["device"])
+                self.path.commit(game, events.Move({"color": r["color"], "name": None, "confirmed": "table"}), r["device"])
             except Exception:   # the log did not take it: the seat stays, and every screen says no move
                 game.session.rescue = None
                 self.path.changed(game)

@@ -22,6 +22,7 @@ from companion.game.state import Action, State
 from companion.players.review import advice, is_decision, judge, seed_of, summary
 from companion.players.seen import hide
 from companion.table import checks
+from companion.store import events
 
 log = logging.getLogger(__name__)
 KEPT = 16   # games whose judgements are kept in memory (the ones being played, the last ones reviewed)
@@ -136,7 +137,7 @@ class ReviewRequests:
         with game.lock:
             if game.seq != seq and self._hint_seat(game, device) != color:
                 raise Refused(409, "stale")
-            text = self.path.commit(game, "hint", {"color": color}, device)
+            text = self.path.commit(game, events.Hint({"color": color}), device)
         return found + (seen, text)
 
     def _hint_seat(self, game, device: Optional[str]) -> str:

@@ -17,6 +17,7 @@ from companion.game.setup import check_colors, check_mode, check_removed
 from companion.game.state import Seat, State
 from companion.names import same
 from companion.table import checks
+from companion.store import events
 
 
 def _check_names(names: dict, colors) -> dict:
@@ -120,21 +121,21 @@ class BoardRequests:
             body = {"neighborhood": nb, "color": color}
             if height is not None and game.mode == "expert":
                 body["height"] = height
-            return self.path.commit(game, "building", body, device)
+            return self.path.commit(game, events.Building(body), device)
 
     def enter_tokens(self, gid: str, color: str, tokens: list, device: str) -> str:
         game = self._board_game(gid)
         with game.lock:
             self._may_enter(game, device, color)
             set_tokens(game.board, color, tokens)
-            return self.path.commit(game, "tokens", {"color": color, "tokens": list(tokens)}, device)
+            return self.path.commit(game, events.Tokens({"color": color, "tokens": list(tokens)}), device)
 
     def enter_holder(self, gid: str, card: str, color: Optional[str], device: str) -> str:
         game = self._board_game(gid)
         with game.lock:
             self._may_enter(game, device, None)   # public: any seated phone may say who holds a card
             hold(game.board, card, color)
-            return self.path.commit(game, "holder", {"card": card, "color": color}, device)
+            return self.path.commit(game, events.Holder({"card": card, "color": color}), device)
 
     def enter_secret(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
         game = self._board_game(gid)
@@ -145,7 +146,7 @@ class BoardRequests:
             # tells this phone what another colour entered: the game is over on the board, and its cards are laid
             # face up to be scored (the tally shows them all a moment later).
             check_unique(game.board, color, area, hood)
-            return self.path.commit(game, "secret", {"color": color, "area": area, "neighborhood": hood}, device)
+            return self.path.commit(game, events.Secret({"color": color, "area": area, "neighborhood": hood}), device)
 
     def name_colour(self, gid: str, color: str, name: str, device: str) -> str:
         """A name for a colour no phone holds: the host enters for that player, the history names them."""
@@ -159,7 +160,7 @@ class BoardRequests:
                 raise Refused(409, "name_taken")
             if pi_seat.passes_for_pi(name):
                 raise Refused(409, "name_pi")
-            return self.path.commit(game, "name", {"color": color, "name": name}, device)
+            return self.path.commit(game, events.Name({"color": color, "name": name}), device)
 
     def tally_board(self, gid: str, device: str) -> str:
         """The host asks for the tally: the whole board checked, then scored by the rules core and saved."""
@@ -181,4 +182,4 @@ class BoardRequests:
                 # Every seat of a played game has a name; so does a board's, or the standings would count "blue".
                 raise Refused(409, "board_unnamed", color=unnamed[0])
             after = to_state(named_board(game))
-            return self.path.commit(game, "tally", {}, device, after=after)
+            return self.path.commit(game, events.Tally({}), device, after=after)

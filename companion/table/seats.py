@@ -9,6 +9,7 @@ from companion.errors import Refused
 from companion.names import same as same_name
 from companion.table import checks
 from companion.table.game import Game
+from companion.store import events
 
 
 def may_sit(game: Game, color: str, device: str, address: str, displays: set) -> None:
@@ -81,7 +82,7 @@ class Seats:
             body = {"color": color, "name": name}
             if holder is None and device != game.host and not self.store.device_known(device, game.id):
                 body["new"] = True   # the host sees it: a device never seen at this table before
-            text = self.path.commit(game, "seat", body, device)
+            text = self.path.commit(game, events.Seat(body), device)
             if holder is None:
                 game.session.seat_addresses[color] = address
             return text
@@ -98,7 +99,7 @@ class Seats:
             holder = game.devices.get(color)
             if holder != device and game.session.seat_addresses.get(color):
                 game.session.banned_addresses.add(game.session.seat_addresses[color])
-            return self.path.commit(game, "release", {"color": color}, device)
+            return self.path.commit(game, events.Release({"color": color}), device)
 
     def seat_code(self, gid: str, color: str, device: str) -> str:
         """A code for this seat, shown only on the seat's own device: it hands its seat on, nobody else does."""
@@ -134,4 +135,4 @@ class Seats:
                 raise Refused(409, "name_taken")   # as when sitting down: two "Ann"s and nobody knows whose turn
             if name and pi_seat.passes_for_pi(name):
                 raise Refused(409, "name_pi")
-            return self.path.commit(game, "move", {"color": color, "name": name or None}, device)
+            return self.path.commit(game, events.Move({"color": color, "name": name or None}), device)
