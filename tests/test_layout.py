@@ -284,3 +284,41 @@ def test_no_part_of_the_table_reads_another_objects_private_names():
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                 wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
     assert wrong == [], wrong
+
+
+def test_event_kinds_are_named_in_their_module_only():
+    """Issue 38: every logged kind is a class in companion/store/events.py; the table and the store name the class
+    (or a list the module builds), never the kind's string: no `commit(game, "seat", ...)`, no `kind == "undo"` or
+    `kind in ("seat", ...)`, no registry keyed by kind strings, no SQL naming a kind in quotes (`kind IN ('seat'`).
+    (Other uses of the same words, a board step's "action" index or a token's "kind", stay ordinary strings.)"""
+    import re
+    from companion.store.events import KINDS
+    sql = re.compile(r"kind\s*(=|IN\b)\s*\(?\s*'\w", re.IGNORECASE)
+
+    def kinds_in(node) -> bool:
+        items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(x, ast.Constant) and x.value in KINDS for x in items)
+
+    def about_kind(node) -> bool:
+        text = ast.unparse(node)
+        return text == "kind" or text.endswith(".kind") or text.endswith("['kind']") or "get('kind'" in text
+
+    wrong = []
+    for path, room, tree in modules():
+        if room not in ("table", "store") or path.name == "events.py":
+            continue
+        for node in ast.walk(tree):
+            bad = False
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "commit", "mutate", "follow"):
+                bad = any(kinds_in(a) for a in node.args)
+            elif isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                bad = any(about_kind(s) for s in sides) and any(kinds_in(s) for s in sides)
+            elif isinstance(node, ast.Dict):
+                bad = sum(kinds_in(k) for k in node.keys if k is not None) >= 3
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                bad = bool(sql.search(node.value))
+            if bad:
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)[:70]}")
+    assert wrong == []
