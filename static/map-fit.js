@@ -82,9 +82,8 @@
     var ids = Object.keys(legal).filter(function (nb) { return self.hoods[nb] && !self.hoods[nb].g.classList.contains("off"); });
     Object.keys(this.hoods).forEach(function (nb) { self.shape(nb); });
     var targets = this.targets(ids, THUMB / unit, vis);
-    // no room for every one (the opening, the whole board at 320 px): no targets (the zoomed map has them), but the
-    // tags still off every legal shape
-    if (ids.some(function (nb) { return !targets[nb]; })) { this.home(); return { tags: this.tags(ids, {}, unit, vis), all: false }; }
+    // no room for every one (the opening, the whole board at 320 px): as drawn, the zoomed map has them
+    if (ids.some(function (nb) { return !targets[nb]; })) { this.home(); return { all: false }; }
     var g = document.createElementNS(SVGNS, "g");
     g.setAttribute("class", "targets");
     Object.keys(targets).forEach(function (nb) {
