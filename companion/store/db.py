@@ -23,6 +23,7 @@ Also = Callable[[sqlite3.Connection, float], None]
 from companion.store import events, recover
 
 log = logging.getLogger(__name__)
+SEATS_KINDS = events.sql_in("claims_seat")   # the kinds the events_seats index holds, built once
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -43,7 +44,7 @@ CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE INDEX IF NOT EXISTS events_moved ON events (moved);
 -- The games a device sat down in (a few rows per game): who plays their first game here (store/first_game.py).
-CREATE INDEX IF NOT EXISTS events_seats ON events (device) WHERE """ + events.sql_in("claims_seat") + """;
+CREATE INDEX IF NOT EXISTS events_seats ON events (device) WHERE """ + SEATS_KINDS + """;
 CREATE TABLE IF NOT EXISTS plays (
     game       TEXT    PRIMARY KEY,
     seq        INTEGER NOT NULL,   -- the event that ended the game
@@ -477,7 +478,7 @@ class Store:
         """When this device last took a seat at this table (epoch seconds), or None: shown beside its ask."""
         with self._lock:
             row = self.conn.execute("SELECT MAX(at) FROM events INDEXED BY events_seats WHERE device = ? "
-                                    "AND " + events.sql_in("claims_seat"), (device,)).fetchone()
+                                    "AND " + SEATS_KINDS, (device,)).fetchone()
         return row[0] if row else None
 
     def events(self, game: str) -> Iterator[tuple[int, str, dict, Optional[str]]]:

@@ -307,7 +307,6 @@ EVENTS = {
 assert set(EVENTS) == set(events.KINDS.values()), "every event kind has its handler"
 
 
-
 def clashing(mode: str, entries: list) -> bool:
     """Whether two entries (each (area, neighborhood)) share a card: one card entered twice."""
     seen: set = set()
