@@ -9,6 +9,7 @@
   var SPOT = 14;                   // px: about every shape's spot and middle, never covered
   var FINGER = 28;                 // px: of an inner square kept free (WCAG 2.5.8: 24)
   var TAG_W = 36, TAG_H = 27;     // px: a tag takes its shape's tap
+  var STROKE = 2.5;               // map units: half a legal tag's outline (map.css), drawn outside its box
 
   function nums(s) { return (s || "").split(" ").map(Number); }
   function inside(rs, x, y) {
@@ -69,8 +70,9 @@
     return h;
   };
 
-  /* `all`: the whole board in reach (it scrolls), not only the screen. */
-  Map.prototype.fit = function (legal, all) {
+  /* `all`: the whole board in reach (it scrolls), not only the screen. `opening`: every shape is legal, so with no
+     room for every target the tags stay as drawn (there is nowhere off a legal shape to move one to). */
+  Map.prototype.fit = function (legal, all, opening) {
     var svg = this.svg, old = svg.querySelector(".targets");
     if (old) old.parentNode.removeChild(old);
     var m = svg.getScreenCTM(), r = svg.getBoundingClientRect();
@@ -82,8 +84,12 @@
     var ids = Object.keys(legal).filter(function (nb) { return self.hoods[nb] && !self.hoods[nb].g.classList.contains("off"); });
     Object.keys(this.hoods).forEach(function (nb) { self.shape(nb); });
     var targets = this.targets(ids, THUMB / unit, vis);
-    // no room for every one (the opening, the whole board at 320 px): as drawn, the zoomed map has them
-    if (ids.some(function (nb) { return !targets[nb]; })) { this.home(); return { all: false }; }
+    // no room for every one (the opening, the whole board at 320 px): no targets (the zoomed map has them), and a
+    // drawn tag over another legal shape moved beside its own
+    if (ids.some(function (nb) { return !targets[nb]; })) {
+      this.home();
+      return { tags: all || opening ? {} : this.clear(ids, unit, vis), all: false };
+    }
     var g = document.createElementNS(SVGNS, "g");
     g.setAttribute("class", "targets");
     Object.keys(targets).forEach(function (nb) {
@@ -174,6 +180,29 @@
     }
     return out;
   };
+  /* No room for every target: every tag stays where the drawing has it unless it lies over another legal shape
+     (after C08 at 320 px, C01's over C09); that one goes beside its shape where it covers no legal shape, or stays.
+     Never the number inside: a shape with a tag is too small on screen for it. */
+  Map.prototype.clear = function (ids, unit, vis) {
+    var self = this, out = {}, placed = [], avoid = [], moving = [], calls = this.svg.querySelectorAll(".callout[data-own]");
+    this.svg.querySelectorAll(".hoods .nid, .slots .piece, .features .statue").forEach(function (e) {
+      try { var bb = e.getBBox(); avoid.push([bb.x, bb.y, bb.width, bb.height]); } catch (err) { /* not drawn */ }
+    });
+    for (var n = 0; n < calls.length; n++) {
+      var nb = calls[n].getAttribute("data-callout-of"), home = this.remember(calls[n])[".calltag"].map(Number);
+      var outline = [home[0] - STROKE, home[1] - STROKE, home[2] + 2 * STROKE, home[3] + 2 * STROKE];
+      if (ids.some(function (o) { return o !== nb && boxMeets(outline, self.hoods[o].rings, self.hoods[o].bb); })) moving.push([calls[n], home]);
+      else { placed.push(home); out[nb] = home; }
+    }
+    moving.forEach(function (m) {
+      var nb = m[0].getAttribute("data-callout-of");
+      var own = self.remember(m[0])[".nid"].map(Number);   // the tag as drawn, only moved
+      if (self.placeTag(m[0], self.hoods[nb], ids, [], placed, avoid, unit, vis, out, [m[1][2], m[1][3], own[2]])) return;
+      placed.push(m[1]);
+      out[nb] = m[1];
+    });
+    return out;
+  };
   Map.prototype.cores = function (b, nb) {
     var n = 0;
     for (var o in this.hoods) {
@@ -208,10 +237,12 @@
     if (!this.keeps(wide, nb, FINGER / unit)) return false;
     return ids.every(function (o) { return o === nb || !boxMeets(wide, self.hoods[o].rings, self.hoods[o].bb); });
   };
-  /* One tag beside its shape; false when there is no room. */
-  Map.prototype.placeTag = function (call, hd, ids, boxes, placed, avoid, unit, vis, out) {
+  /* One tag beside its shape (`size`: its [width, height, font size] in map units, else a thumb's tag); false when
+     there is no room. */
+  Map.prototype.placeTag = function (call, hd, ids, boxes, placed, avoid, unit, vis, out, size) {
     var self = this, nb = call.getAttribute("data-callout-of"), text = call.querySelector(".nid");
-    var f = TAG_FONT / unit, w = TAG_W / unit, h = TAG_H / unit, gap = Math.max(GAP / unit, 4);
+    var w = size ? size[0] : TAG_W / unit, h = size ? size[1] : TAG_H / unit, f = size ? size[2] : TAG_FONT / unit;
+    var gap = Math.max(GAP / unit, 4);
     var best = null, score = Infinity, c = hd.core;
     for (var d = c[2] / 2 + Math.max(w, h) / 2 + gap; d < c[2] / 2 + 120 / unit; d += 6 / unit) {
       if ((d - c[2] / 2) * unit > score) break;

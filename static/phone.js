@@ -110,7 +110,7 @@
       var b = map.board();
       svg.style.height = Math.min(h, Math.ceil(box.width * b[3] / b[2])) + "px";
       map.look(b);   // the compass stands over the board's corner (app.css)
-      map.fit(online ? view.legal.neighborhoods || {} : null);
+      map.fit(online ? view.legal.neighborhoods || {} : null, false, opening);
     }
   }
   // a turned phone, not the address bar coming and going while the page scrolls
