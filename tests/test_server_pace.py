@@ -6,6 +6,7 @@ import random
 import time
 
 from companion.game.rules import apply, new_game
+from companion.store import events as logged
 from companion.table.game import action_of
 from server_helpers import Phone, choose, create_game
 
@@ -33,7 +34,7 @@ def expected(srv, gid: str) -> list[tuple]:
         if kind == "board_done":
             steps = [s for s in steps if s[0] > body["through"]]
         elif kind == "action":
-            before, action = state, action_of(body)
+            before, action = state, action_of(logged.Action(body))
             state = apply(state, action)
             if device.startswith("pi:"):
                 steps.append((seq, "pass" if body.get("pass") else "bid", body["player"]))

@@ -1,25 +1,47 @@
-"""Every kind of event the log holds, one class each (issue 38): its kind as stored, and the facts the table,
-the store and the history read about it. Adding a kind = one class here + its handler in table/game.py `EVENTS`.
+"""Every kind of event the log holds, one class each (issue 38): its kind as stored, its fields as the table reads
+them, how an older log's body reads (each field's default), and the facts the table, the store and the history
+read about it. Adding a kind = one class here + its handler in table/game.py `EVENTS`.
 
-An event's `body()` is the dict written today, byte for byte (the log on disk and ../RECORD.md do not change);
-`from_body` reads any older log's body as it was written. The kinds appear as literals only in this module
-(tests/test_layout.py): everyone else names a class, or reads a list built here.
+An event is made from its body, the dict written today (`Seat({"color": "red", "name": "Ann"})`), and `body()` gives
+that dict back byte for byte: the log on disk does not change. Its fields are read from the body once, when it is
+made (a new one, or one read back from any older log): a missing key takes the field's default, a missing key with
+no default (`REQUIRED`) makes the event unreadable, and the game it belongs to is reported broken, as a hand-edited
+log is. The kinds appear as literals only in this module (tests/test_layout.py): everyone else names a class, or
+reads a list built here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar, Dict, Tuple, Type
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Dict, Optional, Tuple, Type
+
+REQUIRED: Any = object()   # a field every body of its kind has had since the kind existed
+
+
+def _key(name: str) -> Dict[str, str]:
+    """A field stored under another key (a Python keyword: "from", "pass")."""
+    return {"key": name}
 
 
 @dataclass(frozen=True, eq=False)
 class Event:
-    """One logged event: its kind (a class fact) and its body as the log keeps it."""
+    """One logged event: its kind (a class fact), its body as the log keeps it, its fields as read from the body."""
     kind: ClassVar[str] = ""
     changes_seats: ClassVar[bool] = False    # a device's change of seats or setup (Game.changes counts them)
     enters_board: ClassVar[bool] = False     # an entry of a board scored without the app (Game.entries counts them)
     claims_seat: ClassVar[bool] = False      # a device takes a seat: the log's index of a device's seats
     clocks_play: ClassVar[bool] = False      # the play's clock starts again from it (the history's duration)
-    data: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for f in fields(self)[1:]:
+            key = f.metadata.get("key", f.name)
+            if key in self.data:
+                value = self.data[key]
+            elif f.default is REQUIRED:
+                raise ValueError(f"a {self.kind} event without {key!r}")
+            else:
+                value = f.default
+            object.__setattr__(self, f.name, value)
 
     @classmethod
     def from_body(cls, body: dict) -> "Event":
@@ -29,60 +51,127 @@ class Event:
         return self.data
 
 
+KINDS: Dict[str, Type[Event]] = {}   # in the order the kinds were added (the schema's index lists follow it)
+
+
 def _kind(name: str, **facts):
     def make(cls):
         cls.kind = name
         for fact, value in facts.items():
             setattr(cls, fact, value)
-        return dataclass(frozen=True, eq=False)(cls)
+        KINDS[name] = dataclass(frozen=True, eq=False)(cls)
+        return KINDS[name]
     return make
 
 
+@dataclass(frozen=True, eq=False)
+class _Options(Event):
+    """A game's setup as the host chose it (companion/table/lobby.py check_options)."""
+    mode: str = REQUIRED
+    players: list = REQUIRED
+    removed_districts: list = REQUIRED
+    tokens: dict = REQUIRED
+    deal: str = REQUIRED
+    layout: Any = "random"          # "random", "hand" or the tokens as laid
+    hints: bool = False
+    pace: str = "timer"             # a log from before the pace was chosen: played at the timer's
+
+
 @_kind("create")
-class Create(Event): pass
+class Create(_Options):
+    shown: Optional[bool] = None    # the table display took it (None: a log from before the choice: it did)
+    from_game: Optional[str] = field(default=None, metadata=_key("from"))   # the game it is the rematch of
+    board: bool = False             # a board scored without the app
+    names: Optional[dict] = None
+    seats: Optional[dict] = None    # {color: [name, device]} carried over from the game before
+    rotate: bool = False
 @_kind("setup", changes_seats=True)
-class Setup(Event): pass
+class Setup(_Options):
+    removed_seat: Optional[str] = None
+    clash: bool = False             # (lobby.deal_check) two entries share a card: every seat enters again
+    app_deals: bool = False         # ... and from now on the app deals
 @_kind("host")
-class Host(Event): pass
+class Host(Event):
+    color: Optional[str] = None     # None: the host role to the table itself
+    confirmed: Optional[str] = None
 @_kind("abandon")
-class Abandon(Event): pass
+class Abandon(Event):
+    actions: Optional[int] = None
 @_kind("rematch")
-class Rematch(Event): pass
+class Rematch(Event):
+    game: str = REQUIRED
+    rotate: bool = False
 @_kind("seat", changes_seats=True, claims_seat=True)
-class Seat(Event): pass
+class Seat(Event):
+    color: str = REQUIRED
+    name: str = REQUIRED
+    new: bool = False               # a device never seen at this table before
 @_kind("move", claims_seat=True)
-class Move(Event): pass
+class Move(Event):
+    color: str = REQUIRED
+    name: Optional[str] = None
+    confirmed: Optional[str] = None
 @_kind("release", changes_seats=True)
-class Release(Event): pass
+class Release(Event):
+    color: str = REQUIRED
 @_kind("cards", changes_seats=True)
-class Cards(Event): pass
+class Cards(Event):
+    color: str = REQUIRED
+    area: str = REQUIRED
+    neighborhood: Optional[str] = None
+    clash: bool = False             # (lobby.deal_check) two entries share a card: every seat enters again
+    app_deals: bool = False         # ... and from now on the app deals
 @_kind("start", clocks_play=True)
-class Start(Event): pass
+class Start(Event):
+    cards: dict = REQUIRED
+    first_game: list = ()
 @_kind("action")
-class Action(Event): pass
+class Action(Event):
+    player: str = REQUIRED
+    passes: bool = field(default=False, metadata=_key("pass"))
+    bid: Optional[str] = None
+    value: Optional[int] = None
+    by_host: bool = False
 @_kind("undo")
-class Undo(Event): pass
+class Undo(Event):
+    action: Optional[int] = None
+    count: int = 1                  # more than one: the Pi's moves since the person's action too
 @_kind("building", enters_board=True)
-class Building(Event): pass
+class Building(Event):
+    neighborhood: str = REQUIRED
+    color: Optional[str] = None     # None: the building taken off
+    height: Optional[str] = None
 @_kind("tokens", enters_board=True)
-class Tokens(Event): pass
+class Tokens(Event):
+    color: str = REQUIRED
+    tokens: list = REQUIRED
 @_kind("holder", enters_board=True)
-class Holder(Event): pass
+class Holder(Event):
+    card: str = REQUIRED
+    color: Optional[str] = None
 @_kind("secret", enters_board=True)
-class Secret(Event): pass
+class Secret(Event):
+    color: str = REQUIRED
+    area: str = REQUIRED
+    neighborhood: Optional[str] = None
 @_kind("name", enters_board=True)
-class Name(Event): pass
+class Name(Event):
+    color: str = REQUIRED
+    name: str = REQUIRED
 @_kind("tally", clocks_play=True)
 class Tally(Event): pass
 @_kind("pi", changes_seats=True)
-class Pi(Event): pass
+class Pi(Event):
+    color: str = REQUIRED
+    level: Optional[str] = None     # None: the seat taken back from the Pi
+    clash: bool = False             # (lobby.deal_check) two entries share a card: every seat enters again
+    app_deals: bool = False         # ... and from now on the app deals
 @_kind("hint")
-class Hint(Event): pass
+class Hint(Event):
+    color: str = REQUIRED
 @_kind("board_done")
-class BoardDone(Event): pass
-
-
-KINDS: Dict[str, Type[Event]] = {cls.kind: cls for cls in Event.__subclasses__()}
+class BoardDone(Event):
+    through: int = REQUIRED
 
 
 def of(kind: str, body: dict) -> Event:

@@ -31,8 +31,8 @@ def pace_of(options: dict) -> str:
 
 
 # The Game's events for the steps on the board (game.EVENTS), and what an action or an undo leaves to do there.
-def on_board_done(game, body: dict, device: Optional[str], after) -> None:
-    game.board_through = max(game.board_through, body["through"])
+def on_board_done(game, event: events.BoardDone, device: Optional[str], after) -> None:
+    game.board_through = max(game.board_through, event.through)
     game.board_steps = [s for s in game.board_steps if s["seq"] > game.board_through]
 
 

@@ -135,7 +135,7 @@ class Game:
             self.changes[device] = self.changes.get(device, 0) + 1
         elif event.enters_board:
             self.entries[device] = self.entries.get(device, 0) + 1
-        on(self, event.body(), device, after)
+        on(self, event, device, after)
         self.seq += 1
         self.touch()
 
@@ -144,107 +144,109 @@ class Game:
         Called by `mutate` and by the table's one way to change a game outside the log (OnePath.changed in commit.py), only."""
         self.rev += 1
 
-    def on_create(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_create(self, event: events.Create, device: Optional[str], after: Optional[State]) -> None:
         """A new game: its host, setup and any seats carried over from the game before."""
         self.host = device
-        self._configure(body)
-        self.shown = body.get("shown", True)
-        self.from_game = body.get("from")
-        if body.get("board"):
+        self._configure(event)
+        self.shown = event.shown is not False
+        self.from_game = event.from_game
+        if event.board:
             self.board = new_board(self.mode, [Seat(c) for c in self.colors], self.removed)
-            self.names.update(body.get("names") or {})   # named as the colours sat down at the table
-        for color, (name, holder) in (body.get("seats") or {}).items():
+            self.names.update(event.names or {})   # named as the colours sat down at the table
+        for color, (name, holder) in (event.seats or {}).items():
             self.devices[color], self.names[color] = holder, name
 
-    def on_setup(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_setup(self, event: events.Setup, device: Optional[str], after: Optional[State]) -> None:
         """The host changed the setup; a seat taken away takes its cards with it."""
         cards = dict(self.cards)
-        self._configure(body)
-        if body.get("removed_seat"):
+        self._configure(event)
+        if event.removed_seat:
             self.cards = {c: v for c, v in cards.items() if c in self.colors}
-            self.notice = {"key": "notice_seat_removed", "color": body["removed_seat"], "seq": self.seq + 1}
-            self.clashed(body)   # the last seat without cards went: the entries were checked like a last entry
+            self.notice = {"key": "notice_seat_removed", "color": event.removed_seat, "seq": self.seq + 1}
+            self.clashed(event)   # the last seat without cards went: the entries were checked like a last entry
 
-    def on_move(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_move(self, event: events.Move, device: Optional[str], after: Optional[State]) -> None:
         """A seat moved to a new phone (by its code or a rescue); the host role travels with it."""
-        old = self.devices.get(body["color"])
-        self.devices[body["color"]] = device
-        if body.get("name"):
-            self.names[body["color"]] = body["name"]
+        color = event.color
+        old = self.devices.get(color)
+        self.devices[color] = device
+        if event.name:
+            self.names[color] = event.name
         if old is not None and old == self.host:
             self.host = device     # the host role travels with its seat
-        self.session.codes.pop(body["color"], None)
-        self.newcomers.discard(body["color"])
-        if self.session.rescue is not None and self.session.rescue["color"] == body["color"]:
+        self.session.codes.pop(color, None)
+        self.newcomers.discard(color)
+        if self.session.rescue is not None and self.session.rescue["color"] == color:
             self.session.rescue = None
-        self.session.asks = [a for a in self.session.asks if a.color != body["color"]]
-        self.notice = {"key": "notice_seat_moved", "color": body["color"], "seq": self.seq + 1}
+        self.session.asks = [a for a in self.session.asks if a.color != color]
+        self.notice = {"key": "notice_seat_moved", "color": color, "seq": self.seq + 1}
 
-    def on_host(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_host(self, event: events.Host, device: Optional[str], after: Optional[State]) -> None:
         """The host role handed to a seat, or to the table itself."""
-        self.host = self.devices[body["color"]] if body.get("color") else device
+        self.host = self.devices[event.color] if event.color else device
         self.session.host_claims = {}
-        self.notice = {"key": "notice_host" if body.get("color") else "notice_host_table",
-                       "color": body.get("color"), "seq": self.seq + 1}
+        self.notice = {"key": "notice_host" if event.color else "notice_host_table",
+                       "color": event.color, "seq": self.seq + 1}
 
-    def on_abandon(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_abandon(self, event: events.Abandon, device: Optional[str], after: Optional[State]) -> None:
         """The table gave the game up: it is over without a winner."""
         self.abandoned = True
         self.notice = {"key": "notice_abandoned", "seq": self.seq + 1}
 
-    def on_rematch(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_rematch(self, event: events.Rematch, device: Optional[str], after: Optional[State]) -> None:
         """The next game at this table, for every phone to follow."""
-        self.next_game = body["game"]
-        self.notice = {"key": "notice_rematch", "game": body["game"], "seq": self.seq + 1}
+        self.next_game = event.game
+        self.notice = {"key": "notice_rematch", "game": event.game, "seq": self.seq + 1}
 
-    def on_seat(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_seat(self, event: events.Seat, device: Optional[str], after: Optional[State]) -> None:
         """A device sat down on a colour."""
-        self.devices[body["color"]] = device
-        self.names[body["color"]] = body["name"]
-        if body.get("new"):
-            self.newcomers.add(body["color"])
+        self.devices[event.color] = device
+        self.names[event.color] = event.name
+        if event.new:
+            self.newcomers.add(event.color)
         else:
-            self.newcomers.discard(body["color"])
+            self.newcomers.discard(event.color)
 
-    def on_release(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_release(self, event: events.Release, device: Optional[str], after: Optional[State]) -> None:
         """A seat freed: in the lobby its name and cards go; mid-game every screen is told."""
-        old = self.devices.pop(body["color"], None)
-        self.newcomers.discard(body["color"])
-        self.session.seat_addresses.pop(body["color"], None)
+        color = event.color
+        old = self.devices.pop(color, None)
+        self.newcomers.discard(color)
+        self.session.seat_addresses.pop(color, None)
         if self.state is None and old is not None and old != device:
             self.banned.add(old)   # taken off a lobby seat by the host: it does not sit again in this game
         if self.state is None:
-            self.names.pop(body["color"], None)
-            self.cards.pop(body["color"], None)
+            self.names.pop(color, None)
+            self.cards.pop(color, None)
         else:
-            self.notice = {"key": "notice_released", "color": body["color"], "seq": self.seq + 1}
+            self.notice = {"key": "notice_released", "color": color, "seq": self.seq + 1}
 
-    def on_cards(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_cards(self, event: events.Cards, device: Optional[str], after: Optional[State]) -> None:
         """A seat's secret cards (dealt by hand); a clash sends every seat back to enter again."""
-        self.cards[body["color"]] = (body["area"], body.get("neighborhood"))
-        self.clashed(body)
+        self.cards[event.color] = (event.area, event.neighborhood)
+        self.clashed(event)
 
-    def clashed(self, body: dict) -> None:
+    def clashed(self, event) -> None:
         """Checked once every seat had entered: a clash clears every entry and names no seat and no card
         (older logs named two seats: they clear all the same); the last one allowed hands the deal to the app."""
-        if not body.get("clash"):
+        if not event.clash:
             return
         self.cards = {}
         self.clashes += 1
-        if body.get("app_deals"):
+        if event.app_deals:
             self.deal = "app"
-        self.notice = {"key": "notice_cards_app_deals" if body.get("app_deals") else "notice_cards_clash",
+        self.notice = {"key": "notice_cards_app_deals" if event.app_deals else "notice_cards_clash",
                        "seq": self.seq + 1}
 
-    def on_start(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_start(self, event: events.Start, device: Optional[str], after: Optional[State]) -> None:
         """The game begins: the cards are final and the board is set up."""
-        self.cards = {c: tuple(v) for c, v in body["cards"].items()}
-        self.first_game = frozenset(body.get("first_game", ()))
+        self.cards = {c: tuple(v) for c, v in event.cards.items()}
+        self.first_game = frozenset(event.first_game)
         self.state = new_game(self.setup())
 
-    def on_action(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_action(self, event: events.Action, device: Optional[str], after: Optional[State]) -> None:
         """A bid or a pass, already checked by the rules."""
-        action = action_of(body)
+        action = action_of(event)
         before = self.state
         # `after`: the state the table already computed when it checked the action.
         self.state = after if after is not None else apply(self.state, action)
@@ -253,10 +255,10 @@ class Game:
         self.undone = None
         board_steps.board_step(self, self.recent[-1], device)
 
-    def on_undo(self, body: dict, device: Optional[str], after: Optional[State]) -> None:
+    def on_undo(self, event: events.Undo, device: Optional[str], after: Optional[State]) -> None:
         """The last action taken back: the state is replayed without it."""
         also = []
-        for _ in range(body.get("count", 1)):   # more than one: the Pi's moves since the person's action too
+        for _ in range(event.count):   # more than one: the Pi's moves since the person's action too
             self.undone = dict(self.recent.pop()) if self.recent else {}
             self.actions.pop()
             also.append(self.undone)
@@ -271,15 +273,16 @@ class Game:
         self.state = state
         board_steps.board_undone(self, before, also[::-1])
 
-    def _configure(self, body: dict) -> None:
-        self.mode = body["mode"]
-        self.colors = tuple(body["players"])
-        self.removed = frozenset(body["removed_districts"])
-        self.tokens = dict(body["tokens"])
-        self.deal = body["deal"]
-        self.layout = body.get("layout", "random")
-        self.hints_on = bool(body.get("hints"))
-        self.pace = body.get("pace", "timer")   # a log from before the pace was chosen: played at the timer's
+    def _configure(self, event) -> None:
+        """A create's or a setup's options (events._Options)."""
+        self.mode = event.mode
+        self.colors = tuple(event.players)
+        self.removed = frozenset(event.removed_districts)
+        self.tokens = dict(event.tokens)
+        self.deal = event.deal
+        self.layout = event.layout
+        self.hints_on = bool(event.hints)
+        self.pace = event.pace
         for gone in set(self.devices) - set(self.colors):
             self.devices.pop(gone)
             self.names.pop(gone, None)
@@ -318,8 +321,8 @@ def clashing(mode: str, entries: list) -> bool:
     return False
 
 
-def action_of(body: dict) -> Action:
+def action_of(event: events.Action) -> Action:
     """A logged bid or pass, as the rules core takes it."""
-    if body.get("pass"):
-        return Pass(body["player"])
-    return Bid(body["player"], body["bid"], body["value"])
+    if event.passes:
+        return Pass(event.player)
+    return Bid(event.player, event.bid, event.value)

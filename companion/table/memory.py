@@ -54,9 +54,8 @@ class Shelf:
         """Which game the table display and the LEDs show after this event. A new game takes the table
         when it was allowed to (`shown`), an abandoned one lets go of it, and any other move takes it only
         from a game no longer in progress: never from a game being played, whatever changed last."""
-        body = event.body()
-        if isinstance(event, events.Create) and "shown" in body:
-            if body["shown"]:
+        if isinstance(event, events.Create) and event.shown is not None:
+            if event.shown:
                 self.current = game.id
             return
         if isinstance(event, events.Abandon):

@@ -13,8 +13,8 @@ from companion.store import events
 
 
 # The Game's event for a seat given to the Pi or taken back from it (game.EVENTS).
-def on_pi(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
-    color, level = body["color"], body.get("level")
+def on_pi(game, event: events.Pi, device: Optional[str], after: Optional[State]) -> None:
+    color, level = event.color, event.level
     game.cards.pop(color, None)
     game.newcomers.discard(color)
     if level:
@@ -23,7 +23,7 @@ def on_pi(game, body: dict, device: Optional[str], after: Optional[State]) -> No
     else:
         game.devices.pop(color, None)
         game.names.pop(color, None)
-    game.clashed(body)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
+    game.clashed(event)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
 
 
 def person_seat(game, color: str) -> None:

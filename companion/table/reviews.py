@@ -154,5 +154,5 @@ class ReviewRequests:
 
 
 # The Game's event for a hint asked (game.EVENTS): each seat's count, rebuilt by replay.
-def on_hint(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
-    game.hints[body["color"]] = game.hints.get(body["color"], 0) + 1
+def on_hint(game, event: events.Hint, device: Optional[str], after: Optional[State]) -> None:
+    game.hints[event.color] = game.hints.get(event.color, 0) + 1

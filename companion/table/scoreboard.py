@@ -34,33 +34,33 @@ def _check_names(names: dict, colors) -> dict:
 
 
 # The Game's events for a board being scored (game.EVENTS; the same for replay).
-def on_building(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+def on_building(game, event: events.Building, device: Optional[str], after: Optional[State]) -> None:
     """A building entered, changed or taken off (color null) in one neighborhood."""
-    game.board = place(game.board, body["neighborhood"], body.get("color"), body.get("height"))
+    game.board = place(game.board, event.neighborhood, event.color, event.height)
 
 
-def on_tokens(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+def on_tokens(game, event: events.Tokens, device: Optional[str], after: Optional[State]) -> None:
     """One player's trendy, subway and archaeological tokens."""
-    game.board = set_tokens(game.board, body["color"], body["tokens"])
+    game.board = set_tokens(game.board, event.color, event.tokens)
 
 
-def on_holder(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+def on_holder(game, event: events.Holder, device: Optional[str], after: Optional[State]) -> None:
     """Who holds the subway or the archaeological site card (null: nobody)."""
-    game.board = hold(game.board, body["card"], body.get("color"))
+    game.board = hold(game.board, event.card, event.color)
 
 
-def on_secret(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+def on_secret(game, event: events.Secret, device: Optional[str], after: Optional[State]) -> None:
     """One player's secret cards, seen by nobody else until the tally (views.private shows its own seat's)."""
-    game.board = reveal(game.board, body["color"], body["area"], body.get("neighborhood"))
-    game.cards[body["color"]] = (body["area"], body.get("neighborhood"))
+    game.board = reveal(game.board, event.color, event.area, event.neighborhood)
+    game.cards[event.color] = (event.area, event.neighborhood)
 
 
-def on_name(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+def on_name(game, event: events.Name, device: Optional[str], after: Optional[State]) -> None:
     """The host names a colour nobody sat down on (the history and the standings count players by name)."""
-    game.names[body["color"]] = body["name"]
+    game.names[event.color] = event.name
 
 
-def on_tally(game, body: dict, device: Optional[str], after: Optional[State]) -> None:
+def on_tally(game, event: events.Tally, device: Optional[str], after: Optional[State]) -> None:
     """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
     game.state = after if after is not None else to_state(named_board(game))
 
