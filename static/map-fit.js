@@ -157,11 +157,7 @@
 
   Map.prototype.tags = function (ids, targets, unit, vis) {
     var self = this, out = {}, placed = [], calls = this.svg.querySelectorAll(".callout[data-own]");
-    var boxes = Object.keys(targets).map(function (nb) { return [nb, targets[nb]]; });
-    var avoid = [];
-    this.svg.querySelectorAll(".hoods .nid, .slots .piece, .features .statue").forEach(function (e) {
-      try { var bb = e.getBBox(); avoid.push([bb.x, bb.y, bb.width, bb.height]); } catch (err) { /* not drawn */ }
-    });
+    var boxes = Object.keys(targets).map(function (nb) { return [nb, targets[nb]]; }), avoid = this.marks();
     for (var n = 0; n < calls.length; n++) {
       var call = calls[n], nb = call.getAttribute("data-callout-of"), hd = this.hoods[nb], own = nums(call.getAttribute("data-own"));
       var text = call.querySelector(".nid");
@@ -184,10 +180,7 @@
      (after C08 at 320 px, C01's over C09); that one goes beside its shape where it covers no legal shape, or stays.
      Never the number inside: a shape with a tag is too small on screen for it. */
   Map.prototype.clear = function (ids, unit, vis) {
-    var self = this, out = {}, placed = [], avoid = [], moving = [], calls = this.svg.querySelectorAll(".callout[data-own]");
-    this.svg.querySelectorAll(".hoods .nid, .slots .piece, .features .statue").forEach(function (e) {
-      try { var bb = e.getBBox(); avoid.push([bb.x, bb.y, bb.width, bb.height]); } catch (err) { /* not drawn */ }
-    });
+    var self = this, out = {}, placed = [], avoid = this.marks(), moving = [], calls = this.svg.querySelectorAll(".callout[data-own]");
     for (var n = 0; n < calls.length; n++) {
       var nb = calls[n].getAttribute("data-callout-of"), home = this.remember(calls[n])[".calltag"].map(Number);
       var outline = [home[0] - STROKE, home[1] - STROKE, home[2] + 2 * STROKE, home[3] + 2 * STROKE];
@@ -200,6 +193,14 @@
       if (self.placeTag(m[0], self.hoods[nb], ids, [], placed, avoid, unit, vis, out, [m[1][2], m[1][3], own[2]])) return;
       placed.push(m[1]);
       out[nb] = m[1];
+    });
+    return out;
+  };
+  /* The boxes a moved tag keeps off if it can: the shapes' numbers, the pieces, the statues. */
+  Map.prototype.marks = function () {
+    var out = [];
+    this.svg.querySelectorAll(".hoods .nid, .slots .piece, .features .statue").forEach(function (e) {
+      try { var bb = e.getBBox(); out.push([bb.x, bb.y, bb.width, bb.height]); } catch (err) { /* not drawn */ }
     });
     return out;
   };
