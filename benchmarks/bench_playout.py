@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/bench_playout.py --compare /tmp/before.json               # the same decisions?
     .venv/bin/python benchmarks/bench_playout.py --strong0 --dump /tmp/b.json             # strong0's values too
     .venv/bin/python benchmarks/bench_playout.py --positions 40 --profile                 # where the time goes
+    .venv/bin/python benchmarks/bench_playout.py --as strong --seats 2 --mode expert      # strong's own budget
 
 Positions: met in seeded games of 2, 3 and 4 seats, Family and Expert, played by greedy with random slips (a few
 per game, each with a choice to make). At each, strong's search from the seat's view (appraise: every candidate's
@@ -30,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion import players  # noqa: E402
 from companion.game.rules import apply, legal_actions, new_game  # noqa: E402
-from companion.players import search  # noqa: E402
+from companion.players import montecarlo, search  # noqa: E402
 from companion.players.appraise import appraise  # noqa: E402
 from companion.players.match import random_setup  # noqa: E402
 from companion.players.seen import hide  # noqa: E402
@@ -68,15 +69,24 @@ def main() -> int:
     ap.add_argument("--compare")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--strong0", action="store_true", help="also keep the old search's values (strong0, strong's prior)")
+    ap.add_argument("--as", dest="budget", choices=("review", "strong"), default="review",
+                    help="whose budget weighs: the review's (appraise, the default) or strong's own")
+    ap.add_argument("--seats", type=int, choices=(2, 3, 4), help="only positions at this many seats")
+    ap.add_argument("--mode", choices=("family", "expert"), help="only positions of this mode")
     args = ap.parse_args()
-    found = positions(args.positions, args.seed)
+    found = [(seen, color) for seen, color in positions(args.positions, args.seed)
+             if args.seats in (None, len(seen.setup.seats)) and args.mode in (None, seen.setup.mode)]
     ms, record = {2: [], 3: [], 4: []}, []
     prof = cProfile.Profile() if args.profile else None
     for i, (seen, color) in enumerate(found):
         t0 = time.process_time()
         if prof:
             prof.enable()
-        values = appraise(seen, color, random.Random(f"bench/{i}"))
+        rng = random.Random(f"bench/{i}")
+        if args.budget == "strong":
+            values = montecarlo.weigh_strong(seen, color, rng, montecarlo.strong_budget(seen))
+        else:
+            values = appraise(seen, color, rng)
         if prof:
             prof.disable()
         ms[len(seen.setup.seats)].append(1000 * (time.process_time() - t0))

@@ -22,6 +22,10 @@ def size_class(v: int) -> int:
     return 0 if v <= 5 else 1 if v <= 9 else 2
 
 
+_CLASS = tuple(size_class(v) for v in range(14))           # size_class by value, read in the playouts' loops
+_AFTER = {n: tuple(tuple((a + k) % n for k in range(1, n)) for a in range(n)) for n in (2, 3, 4)}   # seats after a
+
+
 class Geo:
     """The board as indices: neighbors, districts, kinds and the objectives' shapes, once per set of districts out."""
 
@@ -137,16 +141,17 @@ class Sim:
         """Seats that cannot outbid pass; the next seat still in acts, or the call ends (rules._advance)."""
         leader, i, v = self.call[-1]
         n, owner, hands, passed = self.n, self.owner, self.hands, self.passed
-        room = False
-        for j in self.g.adj[i]:
-            if owner[j] == EMPTY:
-                room = True
-                break
+        room = None                                 # worked out when a seat still in the call is met
         nxt = -1
-        for k in range(1, n):
-            s = (actor + k) % n
+        for s in _AFTER[n][actor]:
             if s == leader or passed >> s & 1:
                 continue
+            if room is None:
+                room = False
+                for j in self.g.adj[i]:
+                    if owner[j] == EMPTY:
+                        room = True
+                        break
             h = hands[s]
             if not room or not h or h[-1] <= v:
                 passed |= 1 << s
@@ -162,7 +167,9 @@ class Sim:
         self.owner[i], self.value[i] = p, v
         self.free.remove(i)
         d = self.g.dist[i]
-        self.dmax[d][p] = max(self.dmax[d][p], size_class(v))
+        row, c = self.dmax[d], _CLASS[v]
+        if c > row[p]:
+            row[p] = c
         self.dcount[d][p] += 1
         for x in self.g.lakes_of[i]:
             self.lcount[x][p] += 1
@@ -224,7 +231,7 @@ class Sim:
             for i in g.members[d]:
                 o = self.owner[i]
                 if o >= 0:
-                    heights.setdefault(o, []).append(size_class(self.value[i]))
+                    heights.setdefault(o, []).append(_CLASS[self.value[i]])
             if not heights:
                 continue
             keyed = {p: sorted(h, reverse=True) for p, h in heights.items()}
@@ -254,15 +261,16 @@ class Sim:
         elif t == 2:
             g -= 1 if self.arc == s else 3
         area, kind = self.cards[s]
+        geo = self.g
         if not self.expert:
-            return g + 3 if area and i in self.g.touch[area] else g
-        d = self.dmax[self.g.dist[i]]
-        mine, c = d[s], size_class(v)
+            return g + 3 if area and i in geo.touch[area] else g
+        d = self.dmax[geo.dist[i]]
+        mine, c = d[s], _CLASS[v]
         if c > mine:
             other = d[1 - s] if self.n == 2 else max(x for p, x in enumerate(d) if p != s)
             if c > other and mine <= other:
                 g += 5 if mine < other or other < 0 else 2.5
-        if kind is not None and self.g.kind[i] == kind:
+        if kind is not None and geo.kind[i] == kind:
             g += 2
         if area:
             g += self._area_gain(s, i, area)
@@ -275,7 +283,11 @@ class Sim:
             have = self.dcount[g.dist[i]][s]
             return 4.0 if have == 2 else pot * 4.0 * have / 2
         if area == "bridges":
-            return sum(4.0 if owner[j] == s else pot * 2.0 if owner[j] == EMPTY else 0.0 for j in g.partners[i])
+            t = 0                                   # sum()'s start: the same additions, in the same order
+            for j in g.partners[i]:
+                o = owner[j]
+                t += 4.0 if o == s else pot * 2.0 if o == EMPTY else 0.0
+            return t
         if area == "statues":
             best = 0.0
             for a, b in g.statues_of[i]:
@@ -337,10 +349,12 @@ class Sim:
                     best, floor = i, x
             return best
         g = self.g
-        c, n, dmax, dist, kinds = size_class(v), self.n, self.dmax, g.dist, g.kind
+        c, n, dmax, dist, kinds = _CLASS[v], self.n, self.dmax, g.dist, g.kind
         high = [None] * g.ndist                                         # by district, worked out when first met
-        more = self._area_gains(s, opts, area) if area else None
-        for k, i in enumerate(opts):
+        more = self._area_gains(s, opts, area) if area else [0.0] * len(opts)     # + 0.0 leaves every sum as it is
+        if kind is None:
+            kind = -1                                                   # no neighborhood card: no kind matches
+        for i, y in zip(opts, more):
             di = dist[i]
             x = high[di]
             if x is None:
@@ -352,10 +366,9 @@ class Sim:
                         x = 5.0 if mine < other or other < 0 else 2.5
                 high[di] = x
             x = tg[tok[i]] + x
-            if kind is not None and kinds[i] == kind:
+            if kinds[i] == kind:
                 x += 2
-            if more is not None:
-                x += more[k]
+            x += y
             if x > floor:
                 best, floor = i, x
         return best
@@ -364,12 +377,18 @@ class Sim:
         """_area_gain(s, i, area) for every i of `opts`, the same floats, each table read once."""
         g, owner, pot = self.g, self.owner, self.potential
         if area == "districts":
-            dc, dist = self.dcount, g.dist
-            return [4.0 if dc[dist[i]][s] == 2 else pot * 4.0 * dc[dist[i]][s] / 2 for i in opts]
+            have, dist = [d[s] for d in self.dcount], g.dist
+            return [4.0 if have[dist[i]] == 2 else pot * 4.0 * have[dist[i]] / 2 for i in opts]
         if area == "bridges":
             p2, partners = pot * 2.0, g.partners
-            return [sum(4.0 if owner[j] == s else p2 if owner[j] == EMPTY else 0.0 for j in partners[i])
-                    for i in opts]
+            out = []
+            for i in opts:
+                t = 0                               # sum()'s start: the same additions, in the same order
+                for j in partners[i]:
+                    o = owner[j]
+                    t += 4.0 if o == s else p2 if o == EMPTY else 0.0
+                out.append(t)
+            return out
         if area == "lakes":
             out, lc, lakes_of, p5 = [], self.lcount, g.lakes_of, pot * 5.0
             for i in opts:
@@ -384,20 +403,56 @@ class Sim:
         if area == "chains":
             out, adj, p4 = [], g.adj, pot * 4.0
             for i in opts:
-                near = [j for j in adj[i] if owner[j] == s]
-                if len(near) >= 2 or any(owner[m] == s for j in near for m in adj[j] if m != i):
+                near, one = 0, -1                   # this seat's neighbors of i: how many, and one of them
+                for j in adj[i]:
+                    if owner[j] == s:
+                        near, one = near + 1, j
+                if near >= 2:
+                    out.append(4.0)
+                elif near == 1 and any(owner[m] == s for m in adj[one] if m != i):
                     out.append(4.0)
                 else:
-                    out.append(p4 * len(near) / 2 + pot)
+                    out.append(p4 * near / 2 + pot)
+            return out
+        if area == "statues":
+            out, statues_of, p7 = [], g.statues_of, pot * 7.0
+            for i in opts:
+                b = 0.0
+                for x, y in statues_of[i]:
+                    ox, oy = owner[x], owner[y]
+                    have = (ox == s) + (oy == s)
+                    if have == 2:
+                        if b < 7.0:
+                            b = 7.0
+                    elif have + (ox == EMPTY) + (oy == EMPTY) == 2:
+                        z = p7 * (have + 1) / 3
+                        if z > b:
+                            b = z
+                out.append(b)
             return out
         return [self._area_gain(s, i, area) for i in opts]
 
     def play_out(self, rng: random.Random, eps: float = 0.1) -> None:
+        """choose's very moves, with the same draws from rng, for every seat until the end (choose inlined: the
+        playouts are most of strong's CPU)."""
+        draw, pick, adj, owner, hands, best = rng.random, rng.choice, self.g.adj, self.owner, self.hands, self.best
         while not self.finished:
             s = self.to_act
-            move = self.choose(s, rng, eps)
-            if move is None:
+            h = hands[s]
+            if not self.call:
+                opts, v, floor = self.free, h[0], -99.0
+            else:
+                w, last, lv = self.call[-1]
+                opts = [j for j in adj[last] if owner[j] == EMPTY]
+                v, floor = h[bisect_right(h, lv)], 0.0
+                if self.deny:
+                    floor = -self.deny * self.gain(w, last, lv)
+            if draw() < eps:
+                self.bid(s, pick(opts), v)
+                continue
+            i = best(s, opts, v, floor)
+            if i is None:
                 self.pass_(s)
             else:
-                self.bid(s, move[0], move[1])
+                self.bid(s, i, v)
 
