@@ -120,112 +120,130 @@ var M = (function () {
     p.textContent = n ? tr(n.key, { player: n.player ? who(view, n.player) : "", value: n.value, nb: n.nb, path: n.path }) : "";
   }
 
-  /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. */
+  /* The live view: one WebSocket with backoff, reopened when the phone wakes or the page comes back. The connection
+     `conn` is what its parts share (openSocket, retry, dropSocket, probe, wakeUp); nothing else touches it. */
   function live(gameId, viewed, onState) {
+    var conn = { gameId: gameId, ws: null, seq: -1, delay: 500, timer: null, alive: false, closedByUs: false,
+                 acts: pendingActs() };
     // `fresh`: a new socket's first view, the server's state now. It is taken even when its count is below the
     // page's: after a restart that lost an action, the page must not keep showing what is no longer so.
-    function onView(view, fresh) { storageNotice(view); viewed(view, fresh); }
-    var ws = null, seq = -1, delay = 500, timer = null, alive = false, closedByUs = false;
-    var pending = {};   // action id -> what act() sent and waits an answer for (resent, same id, on a new socket)
-    function setAlive(on) { var changed = alive !== on; alive = on; if (changed) onState(on); }   // not at every message
-    function open() {
-      clearTimeout(timer);
-      if (ws && (ws.readyState === 0 || ws.readyState === 1)) return;
-      var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
-        "/api/games/" + encodeURIComponent(gameId) + "/live" + (seq >= 0 ? "?since=" + seq : "");
-      var sock, early = window.earlySocket, waiting = [];
-      window.earlySocket = false;   // from now on socket.js (the phone's head) opens nothing
-      if (early && early.url === url && early.ws.readyState <= 1) { sock = ws = early.ws; waiting = early.views; }
-      else {
-        if (early) { try { early.ws.close(); } catch (e) { /* gone already */ } }
-        try { sock = ws = new WebSocket(url); } catch (e) { retry(); return; }
-      }
-      var first = true;
-      sock.onopen = function () { delay = 500; };
-      sock.onmessage = function (ev) {
-        if (ws !== sock) return;
-        var view;
-        try { view = JSON.parse(ev.data); } catch (e) { return; }
-        if (!view || typeof view !== "object") return;
-        if ("ack" in view) { answered(view); return; }
-        if (typeof view.seq === "number") seq = view.seq;
-        setAlive(true);
-        onView(view, first);
-        if (first) for (var id in pending) sock.send(pending[id].text);   // the server answers an id it applied
-        first = false;
-      };
-      sock.onclose = function () {
-        if (ws !== sock) return;
-        ws = null;
-        setAlive(false);
-        if (!closedByUs) retry();
-      };
-      sock.onerror = function () { try { sock.close(); } catch (e) { /* closing anyway */ } };
-      waiting.forEach(function (ev) { sock.onmessage(ev); });   // what the early socket received before app.js ran
-    }
-    /* A bid or a pass over this open socket (web/live_acts.py), answered as api() answers a POST; null when the
-       socket is not open (the caller posts). Sent once: a reconnect resends the same id, which is never applied
-       twice; without an answer in 15 s it is a network error, as a lost POST is (its expect_seq guards a retry). */
-    function act(body) {
-      if (!ws || ws.readyState !== 1 || !alive) return null;
-      var id = Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
-      var text = JSON.stringify({ id: id, act: body });
-      return new Promise(function (resolve) {
-        pending[id] = { text: text, resolve: resolve, timer: setTimeout(function () {
-          delete pending[id];
-          resolve({ ok: false, status: 0, data: { error: tr("network_error") } });
-        }, 15000) };
-        ws.send(text);
-      });
-    }
-    function answered(msg) {
-      var p = pending[msg.ack];
-      if (!p) return;
-      delete pending[msg.ack];
-      clearTimeout(p.timer);
-      p.resolve({ ok: msg.status >= 200 && msg.status < 300, status: msg.status, data: msg.body, socket: true });
-    }
-    function retry() {
-      clearTimeout(timer);
-      timer = setTimeout(open, delay);
-      delay = Math.min(delay * 2, 8000);
-    }
-    function drop() {
-      if (ws) { ws.onclose = ws.onmessage = ws.onerror = null; try { ws.close(); } catch (e) { /* already gone */ } }
-      ws = null;
-      setAlive(false);
-      retry();
-    }
-    /* A dead Wi-Fi link may never close the socket: a plain GET tells whether the server is still there. */
-    function probe() {
-      if (document.visibilityState === "hidden" || closedByUs) return;
-      api("GET", "/api/games/" + encodeURIComponent(gameId)).then(function (res) {
-        if (closedByUs) return;
-        if (res.status === 0) { drop(); return; }
-        if (res.ok && res.data && typeof res.data.seq === "number" && res.data.seq > seq && alive) {
-          seq = res.data.seq;
-          onView(res.data);
-        }
-      });
-    }
-    function wake() {
-      if (document.visibilityState === "hidden") return;
-      if (!ws || ws.readyState > 1) { delay = 500; open(); } else probe();
-    }
+    conn.onView = function (view, fresh) { storageNotice(view); viewed(view, fresh); };
+    conn.setAlive = function (on) {   // onState only on a change, not at every message
+      var changed = conn.alive !== on;
+      conn.alive = on;
+      if (changed) onState(on);
+    };
+    var wake = function () { wakeUp(conn); }, drop = function () { dropSocket(conn); };
     document.addEventListener("visibilitychange", wake);
     window.addEventListener("pageshow", function (ev) {
-      if (ev.persisted) { delay = 500; drop(); }
+      if (ev.persisted) { conn.delay = 500; drop(); }
     });
     window.addEventListener("online", wake);
     window.addEventListener("offline", drop);
-    var probeTimer = setInterval(probe, 10000);
-    open();
+    var probeTimer = setInterval(function () { probe(conn); }, 10000);
+    openSocket(conn);
     return {
-      get alive() { return alive; },
-      act: act,
-      reopen: function () { delay = 500; drop(); },
-      stop: function () { closedByUs = true; clearTimeout(timer); clearInterval(probeTimer); if (ws) ws.close(); }
+      get alive() { return conn.alive; },
+      // A bid or a pass over the open socket; null when it is not open (the caller posts).
+      act: function (body) { return conn.ws && conn.ws.readyState === 1 && conn.alive ? conn.acts.send(conn.ws, body) : null; },
+      reopen: function () { conn.delay = 500; drop(); },
+      stop: function () {
+        conn.closedByUs = true;
+        clearTimeout(conn.timer);
+        clearInterval(probeTimer);
+        if (conn.ws) conn.ws.close();
+      }
     };
+  }
+  function openSocket(conn) {
+    clearTimeout(conn.timer);
+    if (conn.ws && (conn.ws.readyState === 0 || conn.ws.readyState === 1)) return;
+    var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
+      "/api/games/" + encodeURIComponent(conn.gameId) + "/live" + (conn.seq >= 0 ? "?since=" + conn.seq : "");
+    var sock, early = window.earlySocket, waiting = [];
+    window.earlySocket = false;   // from now on socket.js (the phone's head) opens nothing
+    if (early && early.url === url && early.ws.readyState <= 1) { sock = conn.ws = early.ws; waiting = early.views; }
+    else {
+      if (early) { try { early.ws.close(); } catch (e) { /* gone already */ } }
+      try { sock = conn.ws = new WebSocket(url); } catch (e) { retry(conn); return; }
+    }
+    var first = true;
+    sock.onopen = function () { conn.delay = 500; };
+    sock.onmessage = function (ev) {
+      if (conn.ws !== sock) return;
+      var view;
+      try { view = JSON.parse(ev.data); } catch (e) { return; }
+      if (!view || typeof view !== "object") return;
+      if ("ack" in view) { conn.acts.answered(view); return; }
+      if (typeof view.seq === "number") conn.seq = view.seq;
+      conn.setAlive(true);
+      conn.onView(view, first);
+      if (first) conn.acts.resend(sock);   // the server answers an id it applied
+      first = false;
+    };
+    sock.onclose = function () {
+      if (conn.ws !== sock) return;
+      conn.ws = null;
+      conn.setAlive(false);
+      if (!conn.closedByUs) retry(conn);
+    };
+    sock.onerror = function () { try { sock.close(); } catch (e) { /* closing anyway */ } };
+    waiting.forEach(function (ev) { sock.onmessage(ev); });   // what the early socket received before app.js ran
+  }
+  /* Acts sent over a socket and waiting for their answer (web/live_acts.py), answered as api() answers a POST. Sent
+     once: a new socket resends the same id, which is never applied twice; without an answer in 15 s it is a
+     network error, as a lost POST is (its expect_seq guards a retry). */
+  function pendingActs() {
+    var pending = {};   // action id -> what was sent and waits an answer
+    return {
+      send: function (ws, body) {
+        var id = Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
+        var text = JSON.stringify({ id: id, act: body });
+        return new Promise(function (resolve) {
+          pending[id] = { text: text, resolve: resolve, timer: setTimeout(function () {
+            delete pending[id];
+            resolve({ ok: false, status: 0, data: { error: tr("network_error") } });
+          }, 15000) };
+          ws.send(text);
+        });
+      },
+      answered: function (msg) {
+        var p = pending[msg.ack];
+        if (!p) return;
+        delete pending[msg.ack];
+        clearTimeout(p.timer);
+        p.resolve({ ok: msg.status >= 200 && msg.status < 300, status: msg.status, data: msg.body, socket: true });
+      },
+      resend: function (sock) { for (var id in pending) sock.send(pending[id].text); }
+    };
+  }
+  function retry(conn) {
+    clearTimeout(conn.timer);
+    conn.timer = setTimeout(function () { openSocket(conn); }, conn.delay);
+    conn.delay = Math.min(conn.delay * 2, 8000);
+  }
+  function dropSocket(conn) {
+    var ws = conn.ws;
+    if (ws) { ws.onclose = ws.onmessage = ws.onerror = null; try { ws.close(); } catch (e) { /* already gone */ } }
+    conn.ws = null;
+    conn.setAlive(false);
+    retry(conn);
+  }
+  /* A dead Wi-Fi link may never close the socket: a plain GET tells whether the server is still there. */
+  function probe(conn) {
+    if (document.visibilityState === "hidden" || conn.closedByUs) return;
+    api("GET", "/api/games/" + encodeURIComponent(conn.gameId)).then(function (res) {
+      if (conn.closedByUs) return;
+      if (res.status === 0) { dropSocket(conn); return; }
+      if (res.ok && res.data && typeof res.data.seq === "number" && res.data.seq > conn.seq && conn.alive) {
+        conn.seq = res.data.seq;
+        conn.onView(res.data);
+      }
+    });
+  }
+  function wakeUp(conn) {
+    if (document.visibilityState === "hidden") return;
+    if (!conn.ws || conn.ws.readyState > 1) { conn.delay = 500; openSocket(conn); } else probe(conn);
   }
 
   /* Status line: whose turn. */
@@ -321,8 +339,35 @@ var M = (function () {
     node.appendChild(el("p", "winner", tr(sc.winners && sc.winners.length > 1 ? "winners_shared" : "winner", { players: names })));
     node.appendChild(el("p", "hint", tr("tiebreak_" + (view.tiebreak || "points"))));
     var colors = (view.players || []).map(function (p) { return p.color; });
-    var tbl = el("table", "scores");
-    var head = el("tr");
+    // Narrow phones: the headings keep only the colour; this key names the players.
+    var key = el("ul", "scorekey");
+    colors.forEach(function (c) { var li = el("li"); li.appendChild(chip(c)); li.appendChild(document.createTextNode(" " + who(view, c))); key.appendChild(li); });
+    node.appendChild(key);
+    var rows = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area"];
+    if (view.mode === "expert") rows.push("neighborhood", "highest");
+    var wrap = el("div", "scroll"); wrap.appendChild(scoreTable(view, colors, rows)); node.appendChild(wrap);
+    // What scored, player by player: on narrow phones the table's cells are too small to name it.
+    var scored = el("ul", "scored");
+    colors.forEach(function (c) {
+      rows.forEach(function (key) {
+        var note = detailNote(view, c, key);
+        if (note) { var li = el("li"); li.appendChild(chip(c)); li.appendChild(document.createTextNode(" " + tr("row_" + key) + " – " + note)); scored.appendChild(li); }
+      });
+    });
+    node.appendChild(scored);
+    revealedCards(node, view, colors);
+    if (view.from_board) return;   // scored from the board: no bids were recorded
+    var watch = el("a", "btn big primary", tr("replay_watch"));   // static/replay.js: the game again, step by step
+    watch.href = "/g/" + encodeURIComponent(gameId) + "/replay";
+    node.appendChild(watch);
+    var a = el("a", "btn big", tr("download"));
+    a.href = "/api/games/" + encodeURIComponent(gameId) + "/record";
+    a.setAttribute("download", "metropolys-" + gameId + ".json");
+    node.appendChild(a);
+  }
+  /* The tally as a table: a column per player, a row per scoring rule, then the totals and the buildings. */
+  function scoreTable(view, colors, rows) {
+    var sc = view.scores, tbl = el("table", "scores"), head = el("tr");
     head.appendChild(el("th", "rowh"));  // table-layout:fixed takes column widths from this first row
     colors.forEach(function (c) {
       var th = el("th"), p = (view.players || []).filter(function (q) { return q.color === c; })[0];
@@ -331,12 +376,6 @@ var M = (function () {
       head.appendChild(th);
     });
     tbl.appendChild(head);
-    // Narrow phones: the headings keep only the colour; this key names the players.
-    var key = el("ul", "scorekey");
-    colors.forEach(function (c) { var li = el("li"); li.appendChild(chip(c)); li.appendChild(document.createTextNode(" " + who(view, c))); key.appendChild(li); });
-    node.appendChild(key);
-    var rows = ["trendy", "subway", "subway_card", "archaeological", "archaeological_card", "area"];
-    if (view.mode === "expert") rows.push("neighborhood", "highest");
     rows.forEach(function (key) {
       var r = el("tr");
       r.appendChild(el("th", "rowh", tr("row_" + key)));
@@ -357,16 +396,10 @@ var M = (function () {
       colors.forEach(function (c) { r.appendChild(el("td", "num" + ((sc.winners || []).indexOf(c) >= 0 && row[0] === "total" ? " win" : ""), row[1](sc.players[c] || {}))); });
       tbl.appendChild(r);
     });
-    var wrap = el("div", "scroll"); wrap.appendChild(tbl); node.appendChild(wrap);
-    // What scored, player by player: on narrow phones the table's cells are too small to name it.
-    var scored = el("ul", "scored");
-    colors.forEach(function (c) {
-      rows.forEach(function (key) {
-        var note = detailNote(view, c, key);
-        if (note) { var li = el("li"); li.appendChild(chip(c)); li.appendChild(document.createTextNode(" " + tr("row_" + key) + " – " + note)); scored.appendChild(li); }
-      });
-    });
-    node.appendChild(scored);
+    return tbl;
+  }
+  /* Every seat's secret cards, revealed at the end, each with what it means. */
+  function revealedCards(node, view, colors) {
     var rev = view.revealed || {};
     node.appendChild(el("h3", "", tr("revealed")));
     colors.forEach(function (c) {
@@ -379,14 +412,6 @@ var M = (function () {
       });
       node.appendChild(div);
     });
-    if (view.from_board) return;   // scored from the board: no bids were recorded
-    var watch = el("a", "btn big primary", tr("replay_watch"));   // static/replay.js: the game again, step by step
-    watch.href = "/g/" + encodeURIComponent(gameId) + "/replay";
-    node.appendChild(watch);
-    var a = el("a", "btn big", tr("download"));
-    a.href = "/api/games/" + encodeURIComponent(gameId) + "/record";
-    a.setAttribute("download", "metropolys-" + gameId + ".json");
-    node.appendChild(a);
   }
   function detailNote(view, color, key) {
     var d = (view.details || {})[color];

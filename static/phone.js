@@ -191,35 +191,8 @@
     ul.textContent = "";
     var free = [];
     view.players.forEach(function (p) {
-      var li = M.el("li", "prow");
-      li.appendChild(M.chip(p.color));
-      var name = p.name ? p.name : tr("seat_free");
-      if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
-      if (p.cards_entered === false && p.name) name += " – " + tr("cards_waiting");
-      if (view.host && (view.new_devices || []).includes(p.color)) name += " – " + tr("new_device");
-      var label = p.pi ? M.nameOf(p) : M.cap(term(p.color)) + " – " + name;
-      li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + label));
-      if (view.host && p.pi) piLevels(li, p);   // "Pi Blue (strong)": another level, or a person plays
-      else if (view.host && !p.name) piLevels(li, p);
-      if (view.host && p.pi) {
-        var back = M.el("button", "btn small", tr("pi_free"));
-        back.type = "button";
-        back.className = "btn small pi-free";
-        back.onclick = function () { send("DELETE", "/seats/" + p.color + "/pi", {}); };
-        li.appendChild(back);
-      } else if (view.host && p.name) {
-        var b = M.el("button", "btn small", tr("release"));
-        b.type = "button";
-        b.onclick = function () { post("/seats/" + p.color + "/release", {}); };
-        li.appendChild(b);
-      } else if (view.host && !p.name && view.players.length > 2) {
-        var rm = M.el("button", "btn small", tr("remove_seat"));
-        rm.type = "button";
-        rm.onclick = function () { post("/seats/" + p.color + "/remove", {}); };
-        li.appendChild(rm);
-      }
       if (!p.name) free.push(p.color);
-      ul.appendChild(li);
+      ul.appendChild(lobbySeat(p));
     });
     var canJoin = !view.you && free.length > 0;
     M.show($("join"), canJoin);
@@ -250,6 +223,38 @@
     if (view.you && physical) cardsForm();
     M.show($("host-lobby"), !!view.host);
     M.show($("wait-start"), !view.host && !!view.you);
+  }
+
+  /* A seat in the lobby's list: its colour and who sits there; on the host's phone what the host may do with it. */
+  function lobbySeat(p) {
+    var li = M.el("li", "prow");
+    li.appendChild(M.chip(p.color));
+    var name = p.name ? p.name : tr("seat_free");
+    if (view.you && view.you.color === p.color) name += " (" + tr("you") + ")";
+    if (p.cards_entered === false && p.name) name += " – " + tr("cards_waiting");
+    if (view.host && (view.new_devices || []).includes(p.color)) name += " – " + tr("new_device");
+    var label = p.pi ? M.nameOf(p) : M.cap(term(p.color)) + " – " + name;
+    li.appendChild(M.el("span", "grow" + (p.name ? "" : " free"), " " + label));
+    if (view.host && p.pi) piLevels(li, p);   // "Pi Blue (strong)": another level, or a person plays
+    else if (view.host && !p.name) piLevels(li, p);
+    if (view.host && p.pi) {
+      var back = M.el("button", "btn small", tr("pi_free"));
+      back.type = "button";
+      back.className = "btn small pi-free";
+      back.onclick = function () { send("DELETE", "/seats/" + p.color + "/pi", {}); };
+      li.appendChild(back);
+    } else if (view.host && p.name) {
+      var b = M.el("button", "btn small", tr("release"));
+      b.type = "button";
+      b.onclick = function () { post("/seats/" + p.color + "/release", {}); };
+      li.appendChild(b);
+    } else if (view.host && !p.name && view.players.length > 2) {
+      var rm = M.el("button", "btn small", tr("remove_seat"));
+      rm.type = "button";
+      rm.onclick = function () { post("/seats/" + p.color + "/remove", {}); };
+      li.appendChild(rm);
+    }
+    return li;
   }
 
   /* Beside a free colour (or the Pi's) on the host's phone: the Pi's level; picking one gives it the seat. */

@@ -50,64 +50,11 @@
     node.textContent = "";
     $("end").classList.add("show");
     if (!sc) return;
-    var colors = (view.players || []).map(function (p) { return p.color; }), lines = [];
+    var colors = (view.players || []).map(function (p) { return p.color; });
     node.appendChild(el("h2", "endtitle", tr("game_over")));
     var left = node.appendChild(el("div", "tallycol")), right = node.appendChild(el("div", "aftercol"));
-    var tbl = left.appendChild(el("table", "scores tv")), head = tbl.appendChild(el("thead")).appendChild(el("tr"));
-    head.appendChild(el("th", "rowh"));
-    var won = function (c) { return (sc.winners || []).indexOf(c) >= 0 ? " wcol" : ""; };   // the winner's column, marked
-    colors.forEach(function (c) {
-      var th = el("th", "pcol c-edge-" + c + won(c));
-      th.appendChild(M.chip(c));
-      th.appendChild(el("div", "pn", name(view, c)));
-      head.appendChild(th);
-    });
-    // A line of the tally is a row group: its numbers, then what scored on a line of its own under them (each note
-    // after its player's chip, as large as the room reads: a narrow column would wrap it to 11 px, issue 37).
-    ROWS.concat(view.mode === "expert" ? ["neighborhood", "highest"] : []).forEach(function (key) {
-      var g = el("tbody", "line"), r = g.appendChild(el("tr")), d = el("tr", "detail"), cell = d.appendChild(el("td"));
-      g.setAttribute("data-line", key);
-      cell.colSpan = colors.length + 1;
-      r.appendChild(el("th", "rowh", tr("row_" + key)));
-      colors.forEach(function (c) {
-        var v = ((sc.players[c] || {}).breakdown || {})[key] || 0, note = M.detailNote(view, c, key);
-        r.appendChild(el("td", "num" + (v < 0 ? " neg" : "") + won(c), (v > 0 ? "+" : "") + v));
-        if (!note) return;
-        var s = cell.appendChild(el("span", "dn" + won(c)));
-        s.appendChild(M.chip(c));
-        s.appendChild(document.createTextNode(" " + note));
-      });
-      if (cell.firstChild) g.appendChild(d);
-      lines.push(tbl.appendChild(g));
-    });
-    // The row that decided: the totals, or on a tie on points the buildings (rulebook: "In case of a tie, the tied
-    // player with the most buildings constructed wins. If still tied, the players share the victory.")
-    ["total", "buildings"].forEach(function (key) {
-      var decides = (key === "total") === (view.tiebreak === "points");
-      var g = el("tbody", "line"), r = g.appendChild(el("tr", "tot " + key + (decides ? " decider" : "")));
-      g.setAttribute("data-line", key);
-      r.appendChild(el("th", "rowh", tr("row_" + key)));
-      colors.forEach(function (c) {
-        var p = sc.players[c] || {};
-        r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : "") + won(c), key === "total" ? p.total : p.buildings));
-      });
-      lines.push(tbl.appendChild(g));
-    });
-    // The winner: the sentence ("Winner: {players}") in one line of text, its label small and the names as large as
-    // the room needs; the box edged in the winner's colour.
-    var win = el("div", "line winbox"), winners = sc.winners || [];
-    if (winners.length === 1) win.classList.add("c-edge-" + winners[0]);
-    win.setAttribute("data-line", "winner");
-    var around = tr(winners.length > 1 ? "winners_shared" : "winner", { players: "\u0001" }).split("\u0001");
-    var names = win.appendChild(el("p", "winner"));
-    names.appendChild(el("span", "wlabel", around[0]));
-    winners.forEach(function (c, i) {
-      if (i) names.appendChild(el("span", "wcol", ", "));
-      names.appendChild(el("span", "wname", name(view, c)));
-      if (!M.isPi(view, c)) names.appendChild(el("span", "wcol", " (" + M.cap(M.term(c)) + ")"));   // the Pi's name says it
-    });
-    if (around[1]) names.appendChild(el("span", "wlabel", around[1]));
-    win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
+    var lines = tally(view, colors, left.appendChild(el("table", "scores tv")));
+    var win = winnerBox(view, sc.winners || []);
     right.appendChild(win);
     // The secret cards first: the right half is never blank while the tally counts up; the winner after the tally.
     lines.unshift(right.appendChild(secrets(view, colors)));
@@ -124,6 +71,74 @@
     if (view.show_skipped || (still && still.matches)) reveal.shown = lines.length;
     reveal.lines = lines;
     step();
+  }
+  /* The winner's column, marked in every cell of it. */
+  function wonClass(view, c) { return (view.scores.winners || []).indexOf(c) >= 0 ? " wcol" : ""; }
+  /* The tally table: a head of the players, a row group per line of the tally, then the totals; its row groups in
+     the order they are revealed. */
+  function tally(view, colors, tbl) {
+    var sc = view.scores, lines = [], head = tbl.appendChild(el("thead")).appendChild(el("tr"));
+    head.appendChild(el("th", "rowh"));
+    colors.forEach(function (c) {
+      var th = el("th", "pcol c-edge-" + c + wonClass(view, c));
+      th.appendChild(M.chip(c));
+      th.appendChild(el("div", "pn", name(view, c)));
+      head.appendChild(th);
+    });
+    ROWS.concat(view.mode === "expert" ? ["neighborhood", "highest"] : []).forEach(function (key) {
+      lines.push(tbl.appendChild(tallyLine(view, colors, key)));
+    });
+    // The row that decided: the totals, or on a tie on points the buildings (rulebook: "In case of a tie, the tied
+    // player with the most buildings constructed wins. If still tied, the players share the victory.")
+    ["total", "buildings"].forEach(function (key) {
+      var decides = (key === "total") === (view.tiebreak === "points");
+      var g = el("tbody", "line"), r = g.appendChild(el("tr", "tot " + key + (decides ? " decider" : "")));
+      g.setAttribute("data-line", key);
+      r.appendChild(el("th", "rowh", tr("row_" + key)));
+      colors.forEach(function (c) {
+        var p = sc.players[c] || {};
+        r.appendChild(el("td", "num" + (decides && (sc.winners || []).indexOf(c) >= 0 ? " won" : "") + wonClass(view, c),
+                         key === "total" ? p.total : p.buildings));
+      });
+      lines.push(tbl.appendChild(g));
+    });
+    return lines;
+  }
+  /* A line of the tally is a row group: its numbers, then what scored on a line of its own under them (each note
+     after its player's chip, as large as the room reads: a narrow column would wrap it to 11 px, issue 37). */
+  function tallyLine(view, colors, key) {
+    var g = el("tbody", "line"), r = g.appendChild(el("tr")), d = el("tr", "detail"), cell = d.appendChild(el("td"));
+    g.setAttribute("data-line", key);
+    cell.colSpan = colors.length + 1;
+    r.appendChild(el("th", "rowh", tr("row_" + key)));
+    colors.forEach(function (c) {
+      var v = ((view.scores.players[c] || {}).breakdown || {})[key] || 0, note = M.detailNote(view, c, key);
+      r.appendChild(el("td", "num" + (v < 0 ? " neg" : "") + wonClass(view, c), (v > 0 ? "+" : "") + v));
+      if (!note) return;
+      var s = cell.appendChild(el("span", "dn" + wonClass(view, c)));
+      s.appendChild(M.chip(c));
+      s.appendChild(document.createTextNode(" " + note));
+    });
+    if (cell.firstChild) g.appendChild(d);
+    return g;
+  }
+  /* The winner: the sentence ("Winner: {players}") in one line of text, its label small and the names as large as
+     the room needs; the box edged in the winner's colour. */
+  function winnerBox(view, winners) {
+    var win = el("div", "line winbox");
+    if (winners.length === 1) win.classList.add("c-edge-" + winners[0]);
+    win.setAttribute("data-line", "winner");
+    var around = tr(winners.length > 1 ? "winners_shared" : "winner", { players: "\u0001" }).split("\u0001");
+    var names = win.appendChild(el("p", "winner"));
+    names.appendChild(el("span", "wlabel", around[0]));
+    winners.forEach(function (c, i) {
+      if (i) names.appendChild(el("span", "wcol", ", "));
+      names.appendChild(el("span", "wname", name(view, c)));
+      if (!M.isPi(view, c)) names.appendChild(el("span", "wcol", " (" + M.cap(M.term(c)) + ")"));   // the Pi's name says it
+    });
+    if (around[1]) names.appendChild(el("span", "wlabel", around[1]));
+    win.appendChild(el("p", "tiebreak", tr("tiebreak_" + (view.tiebreak || "points"))));
+    return win;
   }
   /* Shows the lines revealed so far; the next one a second later, until all are shown. */
   function step() {

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Optional
@@ -151,8 +152,10 @@ class Xvfb:
         if not shutil.which("Xvfb"):
             pytest.fail("Xvfb is missing (apt-get install xvfb)", pytrace=False)
         for n in range(90, 140):
-            if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+            if self._free(n):
                 break
+        else:
+            raise RuntimeError("no free X display between :90 and :139")
         self.display = f":{n}"
         self.proc = subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -162,9 +165,34 @@ class Xvfb:
                 raise RuntimeError("Xvfb did not start")
             time.sleep(0.05)
 
+    @staticmethod
+    def _free(n: int) -> bool:
+        """Display n is free, or held only by the files of a server that is gone (a run that was killed leaves
+        them; an X server clears such a stale lock itself)."""
+        lock, sock = Path(f"/tmp/.X{n}-lock"), Path(f"/tmp/.X11-unix/X{n}")
+        try:
+            pid = int(lock.read_text().strip())
+        except FileNotFoundError:
+            return not sock.exists()
+        except ValueError:
+            return False
+        try:
+            os.kill(pid, 0)
+            return False
+        except ProcessLookupError:
+            lock.unlink(missing_ok=True)
+            sock.unlink(missing_ok=True)
+            return True
+        except PermissionError:
+            return False
+
     def stop(self):
-        self.proc.kill()
-        self.proc.wait(timeout=10)
+        self.proc.terminate()                       # asked, it removes its lock and socket
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
 
 
 class WebKitPhone(Phone):
@@ -190,7 +218,15 @@ class WebKitPhone(Phone):
             opts.add_argument("--automation")
             service = Service(executable_path=WEBKITDRIVER, port=free_port(),
                               env=dict(os.environ, DISPLAY=self.x.display))
-            self.d = webdriver.WebKitGTK(options=opts, service=service)
+            # Once, in a full run at load 13-19, a browser started after a crash waited in WebKitWebDriver's new
+            # session for 30 minutes. The driver is stopped after 90 s, so the session's request fails with an error
+            # instead of holding the run.
+            watchdog = threading.Timer(90, service.stop)
+            watchdog.start()
+            try:
+                self.d = webdriver.WebKitGTK(options=opts, service=service)
+            finally:
+                watchdog.cancel()
             self.d.set_script_timeout(20)
             self.size(width, height)
 
@@ -226,6 +262,8 @@ class WebKitPhone(Phone):
                     self.d.quit()
                 except Exception:
                     pass
+                self.x.stop()                       # a fresh screen too: nothing of the crashed browser is kept
+                self.x = Xvfb()
                 self._start()
                 alive = False
             else:

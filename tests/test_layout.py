@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -198,6 +199,69 @@ def test_rooms_of_a_livable_size():
                              f"{node.end_lineno - node.lineno + 1} lines")
     assert wrong == []
 
+
+
+REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^")
+
+
+def script_functions(text: str) -> list[tuple[str, int, int]]:
+    """(name, first line, last line, depth) of every function of a page script: from its `function` keyword to its
+    body's closing brace, depth 0 for the module's own wrapper. Strings, comments and regular expressions are stepped
+    over whole (a brace in them is no brace)."""
+    out, stack, pending, prev, line, i, n = [], [], None, "(", 1, 0, len(text)
+    while i < n:
+        c, j = text[i], i + 1
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.index("*/", i + 2) + 2
+        elif c in "'\"`" or (c == "/" and prev in REGEX_AFTER):
+            j, in_class = i + 1, False
+            while text[j] != c or in_class:
+                if c == "/" and text[j] in "[]":
+                    in_class = text[j] == "["
+                j += 2 if text[j] == "\\" else 1
+            j, prev = j + 1, "x"
+        elif c == "f" and not (text[i - 1:i].isalnum() or text[i - 1:i] in "_$") and (
+                m := re.match(r"function\b\s*([\w$]*)\s*\(", text[i:i + 80])):
+            pending, j, prev = (m.group(1) or "(anonymous)", line, len(stack)), i + m.end(), "("
+        else:
+            if c == "{":
+                stack.append(pending)
+                pending = None
+            elif c == "}":
+                opened = stack.pop()
+                if opened:
+                    out.append((opened[0], opened[1], line, opened[2]))
+            if not c.isspace():
+                prev = c
+        line += text.count("\n", i, j)
+        i = j
+    assert not stack and not pending, "the braces do not balance"
+    return out
+def test_page_scripts_are_modules_of_short_functions():
+    """Each page script is one module (a wrapper function run at once, exposing what other scripts use), and no
+    function inside one is over 60 lines, as in companion/ (issue 38: `live`, 106 lines, and the end screens' 75-81)."""
+    wrong, modules_ = [], {}
+    for path in sorted((ROOT / "static").glob("*.js")):
+        for name, first, last, depth in script_functions(path.read_text(encoding="utf-8")):
+            if depth == 0:
+                modules_[path.name] = modules_.get(path.name, 0) + 1
+            elif last - first + 1 > MOST_LINES["function"]:
+                wrong.append(f"static/{path.name}:{first}: function {name}, {last - first + 1} lines")
+    assert wrong == []
+    assert {name: count for name, count in modules_.items() if count != 1} == {}, "one wrapper per script"
+    assert len(modules_) == len(list((ROOT / "static").glob("*.js")))
+
+
+def test_the_script_reader_sees_every_function_and_steps_over_strings():
+    # It must be able to fail: a brace in a string, a comment or a regex is no brace; a long function is counted.
+    text = ("(function () {\n  var a = '{', b = /[}/]{2}/g; // }\n  /* { */\n  function f(x) {\n" +
+            "    return x;\n" * 70 + "  }\n  return { f: f };\n})();\n")
+    found = script_functions(text)
+    assert [(name, first, depth) for name, first, _, depth in found] == [("f", 4, 1), ("(anonymous)", 1, 0)]
+    assert found[0][2] - found[0][1] + 1 == 72
 
 
 def test_the_pis_thinker_holds_no_table_only_its_seams():
