@@ -334,6 +334,10 @@ class Sim:
     def best(self, s: int, opts: list, v: int, floor: float) -> int | None:
         """The first of `opts` whose gain(s, i, v) is the highest above `floor`: gain's very sums, in gain's order
         (tokens, highest, kind, objective), its parts shared by every option worked out once."""
+        return self.best_gain(s, opts, v, floor)[0]
+
+    def best_gain(self, s: int, opts: list, v: int, floor: float) -> tuple:
+        """(best's option, its gain): the gain is gain(s, i, v)'s very float (None and `floor` when none is above)."""
         tok, sub = self.tok, self.sub
         t1 = 4.0 if sub != s and (sub < 0 or self.coll[s][1] + 1 > self.coll[sub][1]) else 1.0
         tg = (3.0, t1, -1.0 if self.arc == s else -3.0, 0.0)          # by token; tg[-1]: no token
@@ -347,7 +351,7 @@ class Sim:
                     x = x + 3
                 if x > floor:
                     best, floor = i, x
-            return best
+            return best, floor
         g = self.g
         c, n, dmax, dist, kinds = _CLASS[v], self.n, self.dmax, g.dist, g.kind
         high = [None] * g.ndist                                         # by district, worked out when first met
@@ -371,7 +375,7 @@ class Sim:
             x += y
             if x > floor:
                 best, floor = i, x
-        return best
+        return best, floor
 
     def _area_gains(self, s: int, opts: list, area: str) -> list:
         """_area_gain(s, i, area) for every i of `opts`, the same floats, each table read once."""
@@ -435,7 +439,9 @@ class Sim:
     def play_out(self, rng: random.Random, eps: float = 0.1) -> None:
         """choose's very moves, with the same draws from rng, for every seat until the end (choose inlined: the
         playouts are most of strong's CPU)."""
-        draw, pick, adj, owner, hands, best = rng.random, rng.choice, self.g.adj, self.owner, self.hands, self.best
+        draw, pick, adj, owner, hands = rng.random, rng.choice, self.g.adj, self.owner, self.hands
+        best = self.best_gain
+        standing = None       # the standing bid's gain to its bidder, when best chose it: nothing has changed since
         while not self.finished:
             s = self.to_act
             h = hands[s]
@@ -446,13 +452,16 @@ class Sim:
                 opts = [j for j in adj[last] if owner[j] == EMPTY]
                 v, floor = h[bisect_right(h, lv)], 0.0
                 if self.deny:
-                    floor = -self.deny * self.gain(w, last, lv)
+                    floor = -self.deny * (self.gain(w, last, lv) if standing is None else standing)
             if draw() < eps:
                 self.bid(s, pick(opts), v)
+                standing = None
                 continue
-            i = best(s, opts, v, floor)
+            i, x = best(s, opts, v, floor)
             if i is None:
                 self.pass_(s)
+                standing = None
             else:
                 self.bid(s, i, v)
+                standing = x
 
