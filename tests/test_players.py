@@ -365,3 +365,26 @@ def test_the_playouts_fast_policy_moves_as_the_plain_gain_says_at_every_decision
                 move = sim.choose(s, rng, 1.0)
             sim.pass_(s) if move is None else sim.bid(s, *move)
     assert compared > 2000 and denied > 20, (compared, denied)
+
+
+def test_the_playout_makes_chooses_very_moves_with_the_same_draws():
+    # Sim.play_out inlines choose and takes the standing bid's gain from the choice that made it (best_gain); a
+    # playout must still be exactly the game that choose, move by move with the same random draws, would play
+    # (2, 3 and 4 seats, Family and Expert, denial on and off, slips at 10% and 40%).
+    from companion.players.fast import Sim
+    rng, moves = random.Random(29), 0
+    for g in range(36):
+        setup = random_setup(2 + g % 3, ("family", "expert")[g % 2], rng)
+        first = Sim.from_state(new_game(setup), [(s.area, s.neighborhood) for s in setup.seats], BOARD)
+        first.potential, first.deny = (0.0, 0.5)[g // 2 % 2], (0.0, 1.0)[g // 4 % 2]
+        second, seed, eps = first.copy(), rng.getrandbits(32), (0.1, 0.4)[g // 8 % 2]
+        first.play_out(random.Random(seed), eps)
+        draws = random.Random(seed)
+        while not second.finished:
+            s = second.to_act
+            move = second.choose(s, draws, eps)
+            second.pass_(s) if move is None else second.bid(s, *move)
+            moves += 1
+        for f in ("owner", "value", "hands", "counts", "tok", "coll", "sub", "arc", "finished", "dmax", "lcount"):
+            assert getattr(first, f) == getattr(second, f), (g, f)
+    assert moves > 2000, moves
