@@ -147,14 +147,7 @@ class OnePath:
     def show_leds(self, game: Game, call_ended: bool = False) -> None:
         if self.leds is None or game.id != self.shelf.current:
             return   # the LEDs follow the game the table shows, like the table display
-        if game.abandoned:
-            self.leds.show("finished", [], None, [], None)   # nobody's turn, nobody won: every LED off
-            return
-        st = game.state
-        winners = views.public(game).get("scores", {}).get("winners", []) if st and st.finished else []
-        call_winner = st.last_call.player if call_ended and st and st.last_call else None
-        self.leds.show("lobby" if game.phase == "board" else game.phase, [c for c in game.colors if c in game.devices],
-                       st.to_act_color if st else None, winners, call_winner)
+        self.leds.show(*game.lights(call_ended))
 
     def show(self, gid: Optional[str]) -> None:
         """The table display and the LEDs move to this game (or to none)."""

@@ -9,6 +9,7 @@ from typing import Callable, Optional
 from companion import pi_seat
 from companion.game.board_entry import FinishedBoard, new_board
 from companion.game.rules import apply, new_game
+from companion.game.scoring import score
 from companion.game.setup import make_setup
 from companion.game.state import Action, Bid, Pass, Seat, State
 from companion.game.summary import decision
@@ -101,6 +102,17 @@ class Game:
         if self.state is None:
             return "lobby" if self.board is None else "board"
         return "finished" if self.state.finished else "playing"
+
+    def lights(self, call_ended: bool = False) -> tuple:
+        """What the turn LEDs show for this game, from its own state and never from a device's view: (phase,
+        seated colours, colour to act, winners as game/scoring.py names them, a call's winner to blink)."""
+        if self.abandoned:
+            return "finished", [], None, [], None          # nobody's turn, nobody won: every LED off
+        st = self.state
+        winners = score(st)["winners"] if st and st.finished else []
+        call_winner = st.last_call.player if call_ended and st and st.last_call else None
+        return ("lobby" if self.phase == "board" else self.phase, [c for c in self.colors if c in self.devices],
+                st.to_act_color if st else None, winners, call_winner)
 
     @property
     def in_progress(self) -> bool:
