@@ -27,6 +27,14 @@ def pytest_collection_modifyitems(session, config, items):
     start). The Debian roots are built in the background from the start, so that on a cold cache the builds
     overlap the suite; a warm run with the containers' tests after the VMs' results spent its last 3.5 minutes
     on them alone at load 1, and one with them after the long self-contained tests started them at 14 minutes."""
+    # A WebKit browser process that crashed or stopped answering under load (twice in full runs at load 13-19, once
+    # mid-test) is WebKitGTK's failure, not the page's: that test runs once more from its start. Any other failure,
+    # in WebKit too, fails at once (pytest-rerunfailures' only_rerun: the patterns must be in the error).
+    from engines import ENGINE_CRASHED
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and any(v == "webkit" for v in callspec.params.values()):
+            item.add_marker(pytest.mark.flaky(reruns=1, only_rerun=list(ENGINE_CRASHED)))
     pi = [i for i in items if i.path.name == PI_VM]
     if pi:
         # the emulated Pi 3 runs from the start in the background (mostly emulated CPU work); its tests come last

@@ -24,6 +24,10 @@ MINIBROWSER = next((p for p in ("/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBr
                                 "/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser") if Path(p).exists()), None)
 WEBKITDRIVER = "/usr/bin/WebKitWebDriver"
 FIREFOX = shutil.which("firefox-esr") or "/usr/bin/firefox-esr"
+# The engine's own failures, not the page's (conftest.py runs such a WebKit test once more): WebKitWebDriver's words
+# for a browser process that crashed or stopped answering, and a new session that never came.
+WEBKIT_STALLED = "WebKitWebDriver did not start a session"
+ENGINE_CRASHED = ("page crash or hang", WEBKIT_STALLED)
 
 # Before any page script (Chromium, Gecko), or right after a load (WebKit: classic WebDriver has no preload):
 # a CSP violation, an uncaught error or a rejected promise becomes a console error, and is kept in the page.
@@ -221,10 +225,15 @@ class WebKitPhone(Phone):
             # Once, in a full run at load 13-19, a browser started after a crash waited in WebKitWebDriver's new
             # session for 30 minutes. The driver is stopped after 90 s, so the session's request fails with an error
             # instead of holding the run.
-            watchdog = threading.Timer(90, service.stop)
+            fired = []
+            watchdog = threading.Timer(90, lambda: (fired.append(True), service.stop()))
             watchdog.start()
             try:
                 self.d = webdriver.WebKitGTK(options=opts, service=service)
+            except Exception as e:
+                if fired:
+                    raise RuntimeError(f"{WEBKIT_STALLED} in 90 s") from e
+                raise
             finally:
                 watchdog.cancel()
             self.d.set_script_timeout(20)
