@@ -43,6 +43,11 @@ EMULATED_WAIT = 120   # at load 24 on the 2 cores, 60 s passed before NetworkMan
 # kept the guest busy the whole time (61 s of CPU for boot 2's wait alone, more on loaded cores), slowing the boot
 # it waits on; the decision still falls within a look of the wait's end (checked on its own clock in test_deploy)
 EMULATED_POLL = 5
+# Boot 2 gives the hotspot this long from the agent's answer: the unit's wall-clock wait (WAIT, then SETTLE's 30 s
+# while NetworkManager still tries, up to 120 s more for a device not yet ready), the rest of the boot before it, and
+# `nmcli connection up` under TCG. 300 s was once too short in a cold CI run (the images built beside three pytests):
+# the hotspot came up seconds after the deadline. Only a failing boot waits it out.
+FALLBACK_DEADLINE = EMULATED_WAIT + 30 + 120 + 330
 # Boot 3 (home in reach) waits longer still: there the wait only ends early, when home is joined, so a long one costs
 # nothing when all is well. Under TCG at high load (CI) the WPA handshake itself once timed out (wlan0 "need-auth",
 # NetworkManager's retry still under way) and the 120 + 30 s ran out: the hotspot came up beside a home in reach.
@@ -559,9 +564,11 @@ class Run(emulated.Background):
         """Boot 2: the home network saved but out of reach; the hotspot must come up by itself."""
         vm, f = self.vm, self.facts
         self.boots.append(vm.wait_ready(600))
-        vm.until("ip -4 -o addr show dev wlan0 | grep -q ' 10\\.42\\.0\\.1/'", 300, "the hotspot's address at boot")
+        vm.until("ip -4 -o addr show dev wlan0 | grep -q ' 10\\.42\\.0\\.1/'", FALLBACK_DEADLINE,
+                 "the hotspot's address at boot")
         f["fallback_active"] = vm.until("nmcli -t -f NAME,DEVICE,STATE connection show --active | grep -x "
-                                        "metropolys-hotspot:wlan0:activated", 300, "the hotspot coming up at boot")["out"]
+                                        "metropolys-hotspot:wlan0:activated", FALLBACK_DEADLINE,
+                                        "the hotspot coming up at boot")["out"]
         f["fallback_addresses"] = vm.sh("ip -4 -o addr show dev wlan0")["out"]
         f["fallback_journal"] = vm.sh("journalctl -b -o short-unix --no-pager -u NetworkManager")["out"]
         f["fallback_seconds"] = nm_seconds(f["fallback_journal"], "metropolys-hotspot")
