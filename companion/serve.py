@@ -84,7 +84,8 @@ def serve(args) -> int:
     # Nothing old is read on the way to the first answer; after a clean stop the whole file is read
     # once the server answers (after an unclean one it was read at open, before anything else).
     store = app.extensions["table"].store
-    later = threading.Timer(2.0, store.check)   # counted from the first answer (started there), as it says
+    # counted from the first answer (started there), as it says
+    later = threading.Timer(float(os.environ.get("COMPANION_CHECK_AFTER") or 2.0), store.check)
     later.daemon = True
 
     def ready() -> None:
