@@ -1,8 +1,8 @@
 """Seats the Pi plays: taken in the lobby, dealt by the app, thought over off the request path, acted on through
 the table (companion/table/pi_seats.py).
 
-A Pi seat is held by the device "pi:<level>" (a phone's device id is 32 hex digits, never that), so every rule about
-held seats (start, claims, LEDs) holds for it unchanged; this module adds what only the Pi's seats need.
+Who holds a Pi seat (the device "pi:<level>") is the model's (companion/model/seats.py); this module adds what only
+the Pi's thinking needs: its names refused to people, the rest of a physical deal, and the thinker.
 """
 from __future__ import annotations
 
@@ -21,30 +21,15 @@ from companion import players, think
 from companion.game.setup import area_deck
 from companion.game.state import COLORS, NEIGHBORHOOD_CARDS, Action, State
 from companion.lang import i18n
+from companion.model.seats import level_of, name_for
 from companion.store.history import fold
+from companion.model.game import Game
 
 log = logging.getLogger(__name__)
 
-PREFIX = "pi:"
 # A game nobody has changed for this long, and whose people are not online, is not thought about (its Pi acts
 # once someone comes back to it): strangers' forgotten games must not queue ahead of the table's.
 STALE = 30 * 60.0
-
-
-def device_for(level: str) -> str:
-    return PREFIX + level
-
-
-def level_of(device: Optional[str]) -> Optional[str]:
-    """The level of the Pi holding a seat through this device, or None for a person's device."""
-    return device[len(PREFIX):] if isinstance(device, str) and device.startswith(PREFIX) else None
-
-
-def name_for(level: str, color: str, lang: str = "en") -> str:
-    """A Pi seat's one name, "Pi Red (strong)" ("Pi Rot (stark)", "Pi Rouge (fort)"): kept as the seat's name for the
-    history, the standings and BG Stats; every page says the same from `pi` and the colour (app.js nameOf)."""
-    said = i18n.term(lang, color)
-    return i18n.t(lang, "pi_one", color=said[:1].upper() + said[1:], level=i18n.t(lang, "pi_level_" + level))
 
 
 def passes_for_pi(name: str) -> bool:
@@ -66,16 +51,6 @@ def _pi_names() -> frozenset:
     return frozenset(names)
 
 
-def pi_seats(game) -> dict[str, str]:
-    """Colour -> level of every seat the Pi plays in this game."""
-    return {c: lv for c, d in game.devices.items() if (lv := level_of(d)) is not None}
-
-
-def people(game) -> list[str]:
-    """The colours a person plays or may sit down on."""
-    return [c for c in game.colors if level_of(game.devices.get(c)) is None]
-
-
 def deal_rest(mode: str, players_count: int, taken: dict, colors: list, rng: random.Random) -> dict:
     """Cards for the Pi's seats from what the people's entered cards left in the decks (a physical deal)."""
     areas = [a for a in area_deck(mode, players_count) if a not in {v[0] for v in taken.values()}]
@@ -83,24 +58,6 @@ def deal_rest(mode: str, players_count: int, taken: dict, colors: list, rng: ran
     rng.shuffle(areas)
     rng.shuffle(kinds)
     return {c: [areas[i], kinds[i] if mode == "expert" else None] for i, c in enumerate(colors)}
-
-
-def undo_count(game) -> int:
-    """How many actions an undo takes back: the Pi's moves since the last person's action, and that action
-    (0: no person has acted yet)."""
-    seats = pi_seats(game)
-    for n, action in enumerate(reversed(game.actions), 1):
-        if action.player not in seats:
-            return n
-    return 0
-
-
-def with_pi(record: dict, game) -> dict:
-    """A game record (RECORD.md) with its optional "pi" field: colour -> level of each seat the Pi played."""
-    seats = pi_seats(game)
-    if seats:
-        record["pi"] = dict(sorted(seats.items()))
-    return record
 
 
 @dataclass
@@ -202,7 +159,7 @@ class PiThinker:
         if self.process:
             self.jobs.put_warm()
 
-    def after(self, game, touched: Optional[float] = None) -> None:
+    def after(self, game: Game, touched: Optional[float] = None) -> None:
         """After any change (the game's lock held): if the Pi is to act, it starts thinking from what it may see.
         `touched`: when the game last changed (monotonic), if not now (a restart reloading its games)."""
         st = game.state

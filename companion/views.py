@@ -13,8 +13,9 @@ from typing import Any, Iterable, Optional
 from companion.game.rules import could_outbid, legal_actions
 from companion.game.scoring import explain
 from companion.game.state import Bid, State
-from companion import pi_seat
 from companion.lang import i18n
+from companion.model.game import Game
+from companion.model.seats import level_of, name_for
 
 
 class _Cached:
@@ -33,7 +34,7 @@ class _Cached:
 _CACHE: dict[int, _Cached] = {}
 
 
-def _cached(game) -> _Cached:
+def _cached(game: Game) -> _Cached:
     entry = _CACHE.get(id(game))
     if entry is None:
         entry = _CACHE[id(game)] = _Cached()
@@ -41,7 +42,7 @@ def _cached(game) -> _Cached:
     return entry
 
 
-def public(game) -> dict:
+def public(game: Game) -> dict:
     """What the whole table may see; rebuilt once per change."""
     storage = game.session.storage()
     cached = _cached(game)
@@ -59,7 +60,7 @@ def public(game) -> dict:
     return view
 
 
-def _table(game, st: Optional[State], storage) -> dict[str, Any]:
+def _table(game: Game, st: Optional[State], storage) -> dict[str, Any]:
     """The game's public fields before any seat's: phase, whose turn, the host role, asks, notices, the log."""
     claims = [c for c, code in game.session.host_claims.items() if not code.expired]
     asks = [a for a in game.session.asks if a.open]
@@ -83,7 +84,7 @@ def _table(game, st: Optional[State], storage) -> dict[str, Any]:
         "last_call": None,
         "actions": len(game.actions),
         "host_color": game.seat_of(game.host),
-        "host_away": game.phase in ("lobby", "playing") and game.session.host_gone(),
+        "host_away": game.phase in ("lobby", "playing") and game.session.absences.host_away_now(game),
         # Players asking for the role of a host long gone, oldest first (each types its own code).
         "host_claims": claims,
         "host_claim": {"color": claims[0]} if claims else None,
@@ -115,15 +116,16 @@ def _table(game, st: Optional[State], storage) -> dict[str, Any]:
     }
 
 
-def _player(game, st: Optional[State], i: int, color: str) -> dict[str, Any]:
+def _player(game: Game, st: Optional[State], i: int, color: str) -> dict[str, Any]:
     """One seat as the whole table sees it: name, presence, values left, tokens, buildings; never its cards."""
     p = {"color": color, "name": game.names.get(color), "seated": color in game.devices,
          "online": color in game.devices and color not in game.session.offline,
          "values": list(range(1, 14)), "tokens": {"trendy": 0, "subway": 0, "archaeological": 0},
          "buildings": 0}
-    if color in game.session.offline and st and not game.abandoned and game.session.away(game.devices.get(color)):
+    if (color in game.session.offline and st and not game.abandoned
+            and game.session.absences.seat_gone(game, game.devices.get(color))):
         p["gone"] = True          # offline long enough: a new phone may ask the table for the seat
-    level = pi_seat.level_of(game.devices.get(color))
+    level = level_of(game.devices.get(color))
     if level:
         p["pi"] = level           # the Pi plays this seat (its cards are dealt by the app, seen by nobody)
     elif game.deal == "physical" and not st:
@@ -138,7 +140,7 @@ def _player(game, st: Optional[State], i: int, color: str) -> dict[str, Any]:
     return p
 
 
-def _play(game, st: State, view: dict) -> None:
+def _play(game: Game, st: State, view: dict) -> None:
     """The board in play: the call, what is built, the cards' holders, the last call; scores once it is over."""
     view["call"] = [{"neighborhood": b.neighborhood, "color": b.player, "value": b.value} for b in st.call]
     view["built"] = {nb: {"color": b.player, "value": b.value} for nb, b in st.built.items()}
@@ -166,7 +168,7 @@ def _play(game, st: State, view: dict) -> None:
                             for s in st.setup.seats}
 
 
-def _board(game, view: dict) -> None:
+def _board(game: Game, view: dict) -> None:
     """A board scored without the app: what was entered, in public; of the secret cards only who has entered them.
 
     The values behind it are stand-ins (the board gives heights, never numbers): no view shows them."""
@@ -187,19 +189,19 @@ def _board(game, view: dict) -> None:
     view["subway_card"], view["archaeological_card"] = fb.subway_card, fb.archaeological_card
 
 
-def view(game, device: Optional[str]) -> dict:
+def view(game: Game, device: Optional[str]) -> dict:
     """The public view plus what only this device may see: its seat, its cards, its legal moves."""
     whole = dict(public(game))
     whole.update(private(game, device))
     return whole
 
 
-def view_json(game, device: Optional[str]) -> str:
+def view_json(game: Game, device: Optional[str]) -> str:
     """view(device) as JSON text; the public part is encoded once per change, shared by every socket."""
     return _public_json(game)[:-1] + "," + _private_json(private(game, device))[1:]
 
 
-def view_texts(game, devices: Iterable[Optional[str]]) -> dict[Optional[str], str]:
+def view_texts(game: Game, devices: Iterable[Optional[str]]) -> dict[Optional[str], str]:
     """view_json(game, device) of each device, for one change told to every socket: each device's private
     part is still decided by private(), but devices that may see the same (the watchers) share one text."""
     head = _public_json(game)[:-1] + ","
@@ -218,7 +220,7 @@ def view_texts(game, devices: Iterable[Optional[str]]) -> dict[Optional[str], st
     return texts
 
 
-def _public_json(game) -> str:
+def _public_json(game: Game) -> str:
     shared = public(game)
     cached = _cached(game)
     text = cached.text
@@ -227,10 +229,10 @@ def _public_json(game) -> str:
     return text[1]
 
 
-def _host_wait(game) -> Optional[int]:
+def _host_wait(game: Game) -> Optional[int]:
     """Public, but counted at each send (never cached with the public view): seconds until a player may claim
     the role of a host whose phone is gone; None while the host's phone is here."""
-    wait = game.session.host_wait() if game.phase in ("lobby", "playing") else None
+    wait = game.session.absences.host_wait(game) if game.phase in ("lobby", "playing") else None
     return None if wait is None else math.ceil(wait)
 
 
@@ -261,7 +263,7 @@ def _private_json(mine: dict) -> str:
 _UNSET: Any = object()
 
 
-def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
+def private(game: Game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
     """What only this device may see: host or not, its seat and cards, its legal moves (`host_wait`: the
     _host_wait() of this moment, when it was counted once for every device)."""
     view: dict[str, Any] = {"host": game.can_host(device),
@@ -269,7 +271,7 @@ def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
     kiosk = device is not None and device in game.session.kiosks
     view["host_wait"] = _host_wait(game) if host_wait is _UNSET else host_wait
     # Public like host_wait, counted at each send: each offline seat, whole seconds until a new phone may ask for it.
-    view["seat_waits"] = game.session.seat_waits()
+    view["seat_waits"] = game.session.absences.seat_waits(game)
     color = game.seat_of(device)
     # Codes this device asked for (a seat's move code, shown on its own screen only).
     mine = {c: code.value for c, code in game.session.codes.items()
@@ -314,7 +316,7 @@ def private(game, device: Optional[str], host_wait: Any = _UNSET) -> dict:
     return view
 
 
-def seat_state(game, color: str) -> State:
+def seat_state(game: Game, color: str) -> State:
     """What the seat `color` may know now, for the Pi playing it: the game's state with every other seat's secret
     cards hidden (its own kept), as that seat's phone would be shown; the Pi's players get nothing else."""
     st = game.state
@@ -340,27 +342,27 @@ def history_row(entry: dict) -> dict:
     return row
 
 
-def pi_level(game, color: str) -> Optional[str]:
+def pi_level(game: Game, color: str) -> Optional[str]:
     """The level of the Pi playing this seat, or None for a person's seat."""
-    return pi_seat.level_of(game.devices.get(color))
+    return level_of(game.devices.get(color))
 
 
 def pi_named(seat: dict) -> dict:
-    """A seat (or a standings row) the Pi played, under its one name ("Pi Red (strong)", pi_seat.name_for), whatever
+    """A seat (or a standings row) the Pi played, under its one name ("Pi Red (strong)", name_for), whatever
     an older log kept ("the Pi (strong)"); a person's seat as it was."""
     if seat.get("pi") and seat.get("color"):
-        seat["name"] = pi_seat.name_for(seat["pi"], seat["color"])
+        seat["name"] = name_for(seat["pi"], seat["color"])
         if "spellings" in seat:
             seat["spellings"] = [seat["name"]]
     return seat
 
 
-def said_name(game, color: str, lang: str = "en") -> str:
+def said_name(game: Game, color: str, lang: str = "en") -> str:
     """How every server sentence names a seat (app.js M.who says the same on the pages): the Pi's one name
-    (pi_seat.name_for), a person "Ann (Red)", a seat nobody has named yet its colour, capitalised ("Red")."""
-    level = pi_seat.level_of(game.devices.get(color))
+    (name_for), a person "Ann (Red)", a seat nobody has named yet its colour, capitalised ("Red")."""
+    level = level_of(game.devices.get(color))
     if level is not None:
-        return pi_seat.name_for(level, color, lang)
+        return name_for(level, color, lang)
     said = i18n.term(lang, color)
     said = said[:1].upper() + said[1:]
     name = game.names.get(color)
@@ -373,7 +375,7 @@ def standings(found: dict) -> dict:
     return {mode: [pi_named(dict(r)) for r in rows] for mode, rows in found.items()}
 
 
-def front_door(game, device: Optional[str]) -> dict[str, Any]:
+def front_door(game: Game, device: Optional[str]) -> dict[str, Any]:
     """The game the table shows, as the front door offers it to this device: its phase, who sits where (names and
     the Pi's seats, never cards), whether this device hosts it or sits in it, and its setup (public from the lobby)."""
     return {"id": game.id, "phase": game.phase,

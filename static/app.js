@@ -88,7 +88,7 @@ var M = (function () {
     return tr(mine ? key + "_you" : key, p).replace(/(^|[.!?]\s+)(\p{Ll})/gu, function (m, a, b) { return a + b.toUpperCase(); });
   }
   /* A seat's name as this page says it: a Pi seat's one name in the page's language ("Pi Red (strong)", "Pi Rot
-     (stark)"; the server's pi_seat.name_for says the same), on every screen and in every sentence. */
+     (stark)"; the server's model/seats.py name_for says the same), on every screen and in every sentence. */
   function nameOf(p) { return p && p.pi ? tr("pi_one", { color: cap(term(p.color)), level: tr("pi_level_" + p.pi) }) : (p && p.name); }
   function isPi(view, color) { return (view.players || []).some(function (q) { return q.color === color && q.pi; }); }
   function show(node, on) { if (node) node.hidden = !on; }

@@ -10,7 +10,8 @@ import json
 import random
 from typing import Iterable, Optional
 
-from companion import pi_seat, players
+from companion import players
+from companion.model.seats import device_for
 from companion.store import history
 from companion.store.db import Store
 from companion.game.rules import apply, new_game
@@ -32,7 +33,7 @@ def game_log(setup: Setup, actions, names: dict, rng: random.Random, undos: floa
     for c in colors:   # a name the Pi's seats go by ("the Pi (strong)") is a seat the host gave to the Pi
         level = PI_NAMED.get(names[c])
         if level:
-            devices[c] = pi_seat.device_for(level)
+            devices[c] = device_for(level)
         events.append(("pi", {"color": c, "level": level}, host) if level else
                       ("seat", {"color": c, "name": names[c]}, devices[c]))
     events.append(("start", {"cards": {s.color: [s.area, s.neighborhood] for s in setup.seats}}, host))

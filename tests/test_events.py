@@ -5,7 +5,7 @@ import json
 import sqlite3
 
 from companion.store import db, events
-from companion.table.game import EVENTS
+from companion.model.game import EVENTS
 
 
 # A body of every kind as the table writes it today, and as an older log may hold it (keys added since missing).

@@ -7,7 +7,7 @@ from companion import players
 from companion.game.rules import apply, new_game
 from companion.game.scoring import score
 from companion.players.match import random_setup
-from companion.table.game import Game
+from companion.model.game import Game
 
 
 def finished_state(seed: int):

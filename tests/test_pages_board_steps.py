@@ -7,7 +7,7 @@ import random
 import pytest
 
 from companion.lang import i18n
-from companion.pi_seat import name_for
+from companion.model.seats import name_for
 from conftest import FAST
 from engines import phone as make_phone
 from engines import wait_live

@@ -7,7 +7,7 @@ import time
 
 from companion.game.rules import apply, new_game
 from companion.store import events as logged
-from companion.table.game import action_of
+from companion.model.game import action_of
 from server_helpers import Phone, choose, create_game
 
 PIS = ("red", "white", "gray")

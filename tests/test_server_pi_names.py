@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from companion import pi_seat
+from companion.model.seats import name_for
 from companion.game.state import COLORS
 from companion.lang import i18n
 from companion.store import history
@@ -75,7 +75,7 @@ def test_history_standings_and_bg_stats_tell_a_person_named_like_the_pi_from_the
         assert "pi" not in seat["g0"] and seat["g0"]["name"] == "the Pi (strong)"   # the person, though so named
         assert seat["g1"]["pi"] == "strong"
         rows = [r for r in p.get("/api/standings").json["all"] if r["name"] == "the Pi (strong)" or "pi" in r]
-        pi = pi_seat.name_for("strong", made["g1"])   # the Pi's seat under its one name (issue 40), the person's kept
+        pi = name_for("strong", made["g1"])   # the Pi's seat under its one name (issue 40), the person's kept
         assert sorted((r["name"], r.get("pi", "person")) for r in rows) == [(pi, "strong"), ("the Pi (strong)", "person")]
         assert all(r["played"] == 1 for r in rows)
         ids = {gid: next(x["sourcePlayerId"] for x in p.get(f"/api/games/{gid}/bgstats").json["data"]["players"]
@@ -166,7 +166,7 @@ def one_name_everywhere(server, devices) -> None:
     assert data["comments"].startswith("Winner" + ("s" if len(winners) > 1 else "") + ": " + " and ".join(winners))
     for lang in ("en", "de", "fr"):
         ones = ONE[lang]
-        assert ones == {c: pi_seat.name_for(lv, c, lang) for c, lv in pis.items()}   # the server's one function
+        assert ones == {c: name_for(lv, c, lang) for c, lv in pis.items()}   # the server's one function
         said = [i18n.t(lang, "winner" if len(winners) == 1 else "winners_shared", players=", ".join(
             ones.get(c) or "Ann (" + i18n.term(lang, "blue").capitalize() + ")" for c in end["scores"]["winners"]))]
         phone, table = devices(server, lang=lang), devices(server, lang=lang, table=True)

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from companion import pi_seat, views
+from companion import views
+from companion.model.seats import device_for
 from companion.lang import strings
 from companion.lang.i18n import placeholders
 from conftest import FAST
@@ -102,8 +103,8 @@ def test_a_refusal_says_you_on_the_person_s_own_phone_and_name_with_colour_on_ev
 
 def test_a_seat_with_no_name_yet_is_its_colour_capitalised_and_the_pi_its_one_name():
     """The one server helper: a person "Ann (Red)", a seat nobody named "Red" ("Rot", "Rouge"), the Pi's seat
-    "Pi Red (strong)" as pi_seat.name_for says it."""
-    game = SimpleNamespace(devices={"red": "d" * 32, "blue": pi_seat.device_for("strong")}, names={"red": "Ann"})
+    "Pi Red (strong)" as name_for says it."""
+    game = SimpleNamespace(devices={"red": "d" * 32, "blue": device_for("strong")}, names={"red": "Ann"})
     assert [views.said_name(game, c, "en") for c in ("red", "white", "blue")] == ["Ann (Red)", "White", "Pi Blue (strong)"]
     assert [views.said_name(game, c, "de") for c in ("red", "white", "blue")] == ["Ann (Rot)", "Weiß", "Pi Blau (stark)"]
     assert [views.said_name(game, c, "fr") for c in ("red", "white")] == ["Ann (Rouge)", "Blanc"]

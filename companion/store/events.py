@@ -1,6 +1,6 @@
 """Every kind of event the log holds, one class each (issue 38): its kind as stored, its fields as the table reads
 them, how an older log's body reads (each field's default), and the facts the table, the store and the history
-read about it. Adding a kind = one class here + its handler in table/game.py `EVENTS`.
+read about it. Adding a kind = one class here + its handler in model/game.py `EVENTS`.
 
 An event is made from its body, the dict written today (`Seat({"color": "red", "name": "Ann"})`), and `body()` gives
 that dict back byte for byte: the log on disk does not change. Its fields are read from the body once, when it is

@@ -2,6 +2,5 @@
 `Table` (facade.py) is the one object web code asks, over the parts that do it."""
 from companion.table.commit import device_id
 from companion.table.facade import Table
-from companion.table.game import Game
 
-__all__ = ["Game", "Table", "device_id"]
+__all__ = ["Table", "device_id"]

@@ -1,24 +1,30 @@
 """The call path: a bid or a pass, the host passing for a gone phone, and undo."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from companion import pi_seat
+from companion.model.seats import undo_count
 from companion.errors import Refused
 from companion.game.errors import RuleError
 from companion.game.rules import apply, legal_actions
 from companion.game.state import Action, Bid, Pass
 from companion.table import checks
 from companion.table.pi_seats import person_seat
-from companion.table.game import Game
+from companion.model.game import Game
 from companion.store import events
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.live.hub import Hub
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games
+    from companion.table.reviews import Reviewer
 
 
 class Calls:
     """Every action is checked by the rules core before it reaches the log: built with the games, the one path,
     the reviewer (each person's decision judged) and the hub (a phone here)."""
 
-    def __init__(self, games, path, reviews, hub):
+    def __init__(self, games: Games, path: OnePath, reviews: Reviewer, hub: Hub):
         self.games, self.path, self.reviews, self.hub = games, path, reviews, hub
 
     def act(self, gid: str, device: str, move: dict, expect_seq: Optional[int]) -> str:
@@ -71,7 +77,7 @@ class Calls:
             checks.fresh_seq(game, expect_seq)   # a retried undo must not take back a second action
             if game.next_game:   # every screen moved on to the rematch: the old game stays as it ended
                 raise Refused(409, "rematch_made", game=game.next_game)
-            count = pi_seat.undo_count(game)   # back to the last person's action, the Pi's moves since with it
+            count = undo_count(game)   # back to the last person's action, the Pi's moves since with it
             if not count:
                 raise Refused(409, "nothing_to_undo")
             body = {"action": len(game.actions)}

@@ -10,15 +10,22 @@ from __future__ import annotations
 import hashlib
 import time
 from functools import partial
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Protocol
 
 from companion import codes, views
 from companion.codes import Code
 from companion.game.state import State
 from companion.store import events, history
 from companion.store.notice import storage_notice
-from companion.table.game import Game
+from companion.model.game import Game
 from companion.table.memory import Shelf, summary
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.live.hub import Hub
+    from companion.live.timers import Timers
+    from companion.model.absences import Absences
+    from companion.pi_seat import PiThinker
+    from companion.store.db import Store
 
 
 def device_id(cookie: str) -> str:
@@ -26,12 +33,22 @@ def device_id(cookie: str) -> str:
     return hashlib.sha256(cookie.encode()).hexdigest()[:32]
 
 
+class Lights(Protocol):
+    """What the one path asks of the turn LEDs: companion/pi/leds.py's `Leds` (or `NoLeds`), handed in by the app."""
+
+    def show(self, phase: str, seated: list[str], to_act: Optional[str], winners: list[str],
+             call_winner: Optional[str] = None) -> None: ...
+
+    def test_sequence(self, step_seconds: float = 0.5) -> None: ...
+
+
 class OnePath:
     """Every change of a game: logged (`commit`) or not (`changed`), then the phones told and the LEDs set; and the
     wakes that tell the phones when an absence reaches its limit. Built with the store, the hub, the LEDs, the Pi,
     the timers, the shelf of games and the absences: nothing above it."""
 
-    def __init__(self, store, hub, leds, pi, timers, shelf: Shelf, absences):
+    def __init__(self, store: Store, hub: Hub, leds: Optional[Lights], pi: PiThinker, timers: Timers, shelf: Shelf,
+                 absences: Absences):
         self.store, self.hub, self.leds, self.pi, self.timers = store, hub, leds, pi, timers
         self.shelf, self.absences = shelf, absences
 

@@ -1,18 +1,25 @@
 """The end of a game: abandoned, played again, or its record taken away."""
 from __future__ import annotations
 
-from companion import codes, pi_seat
+from typing import TYPE_CHECKING
+
+from companion import codes
+from companion.model.seats import with_pi
 from companion.errors import Refused
 from companion.game.record import to_record
 from companion.table import checks
-from companion.table.game import Game
+from companion.model.game import Game
 from companion.store import events
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games
 
 
 class Ending:
     """Abandon, rematch and the record of moves: built with the games, the one path and the lobby's `create`."""
 
-    def __init__(self, games, path, create):
+    def __init__(self, games: Games, path: OnePath, create):
         self.games, self.path, self.create = games, path, create
 
     def abandon(self, gid: str, confirm: str, device: str) -> str:
@@ -53,7 +60,7 @@ class Ending:
                 raise Refused(409, "board_no_record")   # scored from the board: no bids were ever recorded
             if game.phase == "abandoned" and game.state is not None:
                 # The actions so far: `companion score` replays them to the state the game stopped in.
-                return pi_seat.with_pi(to_record(game.state.setup, game.actions), game)
+                return with_pi(to_record(game.state.setup, game.actions), game)
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
-            return pi_seat.with_pi(to_record(game.state.setup, game.actions), game)
+            return with_pi(to_record(game.state.setup, game.actions), game)

@@ -1,7 +1,8 @@
 """The table: a thin façade over its parts, each built here with exactly the services it uses.
 
 Below, the services: the store, the hub, the LEDs, the timers, the Pi's thinker (companion/pi_seat.py), the shelf of
-games in memory and the absences (memory.py, presence.py). On them, the one path (commit.py: check, append, apply,
+games in memory (memory.py) and the absences (companion/model/absences.py); beneath all, the games themselves
+(companion/model/). On them, the one path (commit.py: check, append, apply,
 tell phones, set LEDs), then `Games` (finding and replaying games), then one part per concern, each handed the parts
 and callables it needs, never the table: lobby, seats and rescue, host, screens and presence, calls, ending, records,
 the board scored, the board's steps, the Pi's seats, reviews, replays. Web code calls the methods below by the same
@@ -27,12 +28,13 @@ from companion.table.calls import Calls
 from companion.table.caps import Caps
 from companion.table.commit import OnePath
 from companion.table.ending import Ending
-from companion.table.game import Game
+from companion.model.game import Game
 from companion.table.host import Hosting
 from companion.table.lobby import Lobby
 from companion.table.memory import Games, Shelf
 from companion.table.pi_seats import PiRequests
-from companion.table.presence import Absences, PresenceRequests
+from companion.model.absences import Absences
+from companion.table.presence import PresenceRequests
 from companion.table.records import RecordRequests
 from companion.table.replays import Replays
 from companion.table.rescue import Rescue
@@ -60,7 +62,7 @@ class Table:
         self.displays: set[str] = set()    # devices showing the table: the kiosks, and devices let in by code
         self.shelf = shelf = Shelf()
         self.games, self.opened, self.broken = shelf.games, shelf.opened, shelf.broken   # read by tests and tools
-        self.absences = absences = Absences(hub, host_away, seat_away)
+        self.absences = absences = Absences(hub.away_for, host_away, seat_away)
         self.pi = PiThinker(self._pi_seams(), bot_delay, bot_process)   # the seats the Pi plays, off the request path
         self.caps = Caps(shelf.games, {"lobby": lobby_limit, "playing": started_limit})   # strangers' games capped
         self.reviews = Reviewer(self.pi)   # the Pi's review of each person's decisions, worked out as the game goes
@@ -157,7 +159,7 @@ class Table:
         """What one seat may see, as the Pi's player for it is fed (views.py decides, as for a phone)."""
         return views.seat_state(game, color)
 
-    # presence.py: how long a device has been gone
+    # model/absences.py: how long a device has been gone
     def seat_limit(self, game: Game, color: Optional[str]) -> float:
         return self.absences.seat_limit(game, color)
 

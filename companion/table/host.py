@@ -1,22 +1,28 @@
 """The host role: handed to a seat, taken by the table, or claimed when the host's phone is long gone."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from companion import views
 from companion.codes import Code
 from companion.errors import Refused
 from companion.table import checks
 from companion.table.pi_seats import person_seat
-from companion.table.game import Game
+from companion.model.game import Game
 from companion.store import events
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.model.absences import Absences
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games
+    from companion.table.seats import CodeCheck
 
 
 class Hosting:
     """The host role changes hands only through the log. Built with the games, the one path, the code check, the
     absences (how long the host's phone has been gone) and the Pi's own screens."""
 
-    def __init__(self, games, path, codes, absences, kiosks: set):
+    def __init__(self, games: Games, path: OnePath, codes: CodeCheck, absences: Absences, kiosks: set):
         self.games, self.path, self.codes, self.absences, self.kiosks = games, path, codes, absences, kiosks
 
     def hand_host(self, gid: str, color: str, device: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 import secrets
 from contextlib import contextmanager
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from companion import codes, pi_seat
 from companion.errors import Refused
@@ -23,8 +23,14 @@ from companion.game.setup import (
 from companion.game.state import Seat
 from companion.store.first_game import first_game
 from companion.table import board_steps, checks
-from companion.table.game import Game, clashing
+from companion.model.game import Game, clashing
 from companion.store import events
+from companion.model.seats import level_of, people, pi_seats
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.store.db import Store
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games, Shelf
 
 CLASHES = 2   # physical-deal clashes in one lobby before the app deals the cards itself
 
@@ -65,7 +71,7 @@ class Lobby:
     """What the host and the seats do before the first call: built with the games and their shelf, the store and
     the one path."""
 
-    def __init__(self, games, shelf, store, path):
+    def __init__(self, games: Games, shelf: Shelf, store: Store, path: OnePath):
         self.games, self.shelf, self.store, self.path = games, shelf, store, path
 
     def create(self, options: dict, device: str, extra: Optional[dict] = None) -> Game:
@@ -127,8 +133,8 @@ class Lobby:
             body["removed_seat"] = color
             if game.deal == "physical":
                 # never a completed deal left unchecked (the Pi's seats are dealt at the start, from what is left)
-                people = [c for c in players if not pi_seat.level_of(game.devices.get(c))]
-                body.update(self.deal_check(game, game.cards, people))
+                persons = [c for c in players if not level_of(game.devices.get(c))]
+                body.update(self.deal_check(game, game.cards, persons))
             return self.path.commit(game, events.Setup(body), device)
 
     def enter_cards(self, gid: str, color: str, area: str, hood: Optional[str], device: str) -> str:
@@ -147,7 +153,7 @@ class Lobby:
                 raise RuleError("no_borders_2p", color=color)
             check_cards(game.mode, [Seat(color, "", area, hood)])
             body = {"color": color, "area": area, "neighborhood": hood}
-            body.update(self.deal_check(game, dict(game.cards, **{color: (area, hood)}), pi_seat.people(game)))
+            body.update(self.deal_check(game, dict(game.cards, **{color: (area, hood)}), people(game)))
             return self.path.commit(game, events.Cards(body), device)
 
     def deal_check(self, game: Game, entered: dict, colors) -> dict:
@@ -162,14 +168,14 @@ class Lobby:
         with self.for_host(gid, device) as game:
             if any(c not in game.devices for c in game.colors):
                 raise Refused(409, "seats_free")
-            if not pi_seat.people(game):
+            if not people(game):
                 raise Refused(409, "pi_last_person")
             if game.deal == "physical":
-                if any(c not in game.cards for c in pi_seat.people(game)):
+                if any(c not in game.cards for c in people(game)):
                     raise Refused(409, "cards_missing")
-                cards = {c: list(game.cards[c]) for c in pi_seat.people(game)}
+                cards = {c: list(game.cards[c]) for c in people(game)}
                 # The Pi's seats are dealt from what the people's cards left, by the app: nobody sees them.
-                cards.update(pi_seat.deal_rest(game.mode, len(game.colors), game.cards, list(pi_seat.pi_seats(game)),
+                cards.update(pi_seat.deal_rest(game.mode, len(game.colors), game.cards, list(pi_seats(game)),
                                                random.Random(secrets.randbits(128))))
                 cards = {c: cards[c] for c in game.colors}
                 try:
@@ -185,7 +191,7 @@ class Lobby:
             make_setup(game.mode, [Seat(c, game.names.get(c, ""), *cards[c]) for c in game.colors],
                        game.removed, game.tokens)
             body = {"cards": cards}
-            mine = pi_seat.people(game)
+            mine = people(game)
             first = first_game(self.store, {c: game.names.get(c) for c in mine}, {c: game.devices[c] for c in mine})
             if first:
                 body["first_game"] = first   # the hint on their own phone only (views.private)

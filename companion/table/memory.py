@@ -6,14 +6,22 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from companion import codes, pi_seat
+from companion import codes
 from companion.errors import Refused
 from companion.game.state import State
 from companion.limits import ID_LENGTH
 from companion.store import events, history
-from companion.table.game import Game, Session
+from companion.model.game import Game
+from companion.model.session import Session
+from companion.model.seats import level_of
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.model.absences import Absences
+    from companion.pi_seat import PiThinker
+    from companion.store.db import Store
+    from companion.table.commit import OnePath
 
 
 class Shelf:
@@ -74,7 +82,8 @@ class Games:
     the shelf, the store, the one path (a replayed game's seats counted offline, its wakes set), the absences and
     the screens a new game's session reads, and the Pi (a game it plays in thinks again after a restart)."""
 
-    def __init__(self, shelf: Shelf, store, path, absences, displays: set, kiosks: set, pi):
+    def __init__(self, shelf: Shelf, store: Store, path: OnePath, absences: Absences, displays: set, kiosks: set,
+                 pi: PiThinker):
         self.shelf, self.store, self.path, self.absences, self.pi = shelf, store, path, absences, pi
         self.displays, self.kiosks = displays, kiosks
 
@@ -181,11 +190,7 @@ class Games:
     def new_game(self, gid: str) -> Game:
         """A game with the table's hooks: its screens, how long a device has been gone, the storage notice."""
         game = Game(gid)
-        absences = self.absences
-        game.session = Session(displays=self.displays, kiosks=self.kiosks,
-                               host_gone=lambda: absences.host_away_now(game), host_wait=lambda: absences.host_wait(game),
-                               away=lambda device: absences.seat_gone(game, device),
-                               seat_waits=lambda: absences.seat_waits(game),
+        game.session = Session(displays=self.displays, kiosks=self.kiosks, absences=self.absences,
                                storage=self.path.storage_notice)
         return game
 
@@ -200,7 +205,7 @@ def summary(game: Game, state: Optional[State], status: Optional[str] = None) ->
     status = status or ("finished" if state is not None and state.finished else game.phase)
     made = history.summarize(game.id, state, status, game.names, game.mode, game.colors)
     for seat in made["players"]:   # the Pi's seats by what they are (a person may have any name)
-        level = pi_seat.level_of(game.devices.get(seat["color"]))
+        level = level_of(game.devices.get(seat["color"]))
         if level:
             seat["pi"] = level
     if game.board is not None:

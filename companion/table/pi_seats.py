@@ -2,31 +2,24 @@
 come back from companion/pi_seat.py's thinker through the one path."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING
 
 from companion import players
 from companion.errors import Refused
-from companion.game.state import Action, State
-from companion.table import board_steps
-from companion.pi_seat import device_for, level_of, name_for, people
+from companion.game.state import Action
+from companion.model.board_steps import waits
+from companion.model.seats import level_of, people
+from companion.model.game import Game
 from companion.store import events
 
-
-# The Game's event for a seat given to the Pi or taken back from it (game.EVENTS).
-def on_pi(game, event: events.Pi, device: Optional[str], after: Optional[State]) -> None:
-    color, level = event.color, event.level
-    game.cards.pop(color, None)
-    game.newcomers.discard(color)
-    if level:
-        game.devices[color] = device_for(level)
-        game.names[color] = name_for(level, color)
-    else:
-        game.devices.pop(color, None)
-        game.names.pop(color, None)
-    game.clashed(event)   # the people's entries, now all in, checked as a last entry's are (table.on_cards)
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.pi_seat import PiThinker
+    from companion.table.commit import OnePath
+    from companion.table.lobby import Lobby
+    from companion.table.memory import Shelf
 
 
-def person_seat(game, color: str) -> None:
+def person_seat(game: Game, color: str) -> None:
     """Moving a seat, handing it the host role, passing for it: a person's seat only."""
     if level_of(game.devices.get(color)) is not None:
         raise Refused(409, "pi_plays", color=color)
@@ -37,7 +30,7 @@ class PiRequests:
     the Pi's decisions come back through `pi_act`. Built with the shelf, the one path, the Pi, the lobby (its host's
     changes, its deal's check) and the calls' `play` (a bid or a pass checked by the rules, then committed)."""
 
-    def __init__(self, shelf, path, pi, lobby, play):
+    def __init__(self, shelf: Shelf, path: OnePath, pi: PiThinker, lobby: Lobby, play):
         self.shelf, self.path, self.pi, self.lobby, self.play = shelf, path, pi, lobby, play
 
     def seat_pi(self, gid: str, color: str, level: str, device: str) -> str:
@@ -80,7 +73,7 @@ class PiRequests:
             if (game.seq != seq or game.phase != "playing" or st.to_act_color != color or action.player != color
                     or level_of(game.devices.get(color)) is None):
                 return
-            if board_steps.waits(game):   # the board pace: held until a person says the board shows every step
+            if waits(game):   # the board pace: held until a person says the board shows every step
                 game.session.pi_held = (len(game.actions), color, action)
                 return
             self.play(game, action, game.devices[color])

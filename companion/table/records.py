@@ -1,18 +1,23 @@
 """What the table keeps beside its games: saved token layouts, names merged in the standings, the LED test."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from companion.errors import Refused
 from companion.limits import LAYOUTS_IN_ALL, LAYOUTS_PER_DEVICE
 from companion.store import history
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.store.db import Store
+    from companion.table.commit import Lights, OnePath
+    from companion.table.memory import Shelf
 
 
 class RecordRequests:
     """Writes that are no game's event still go through the table: checked and written under its lock. Built with
     the shelf, the store, the one path (the storage notice), the LEDs and the screens."""
 
-    def __init__(self, shelf, store, path, leds, displays: set):
+    def __init__(self, shelf: Shelf, store: Store, path: OnePath, leds: Optional[Lights], displays: set):
         self.shelf, self.store, self.path, self.leds, self.displays = shelf, store, path, leds, displays
 
     def save_layout(self, name: str, tokens: dict, players: int, device: str) -> None:

@@ -5,20 +5,25 @@ neither history nor the record sees it), gone with a restart, and told to every 
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from companion import pi_seat, views
+from companion import views
+from companion.model.seats import with_pi
 from companion.errors import Refused
 from companion.game.record import to_record
 from companion.game.replay import steps
 from companion.table import checks
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games
 
 
 class Replays:
     """GET /api/games/<id>/replay and the host's POST of the step the table screen shows: built with the games and
     the one path."""
 
-    def __init__(self, games, path):
+    def __init__(self, games: Games, path: OnePath):
         self.games, self.path = games, path
 
     def replay(self, gid: str) -> dict:
@@ -33,7 +38,7 @@ class Replays:
             if cached is not None and cached[0] == seq:
                 return cached[1]
             doc = to_record(game.state.setup, game.actions)
-            pi = pi_seat.with_pi({}, game).get("pi")
+            pi = with_pi({}, game).get("pi")
         made = steps(doc)   # outside the game's lock: a slow Pi holds up none of the game's other requests
         made["id"] = game.id
         if pi:

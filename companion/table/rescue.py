@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from companion import views
 from companion.asks import Ask
@@ -13,8 +13,16 @@ from companion.limits import ASKS_PER_SEAT
 from companion.table import checks
 from companion.table.pi_seats import person_seat
 from companion.table.seats import code_keys, may_sit
-from companion.table.game import Game
+from companion.model.game import Game
 from companion.store import events
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.live.timers import Timers
+    from companion.model.absences import Absences
+    from companion.store.db import Store
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games, Shelf
+    from companion.table.seats import CodeCheck
 
 
 class Rescue:
@@ -22,7 +30,8 @@ class Rescue:
     the one path, the code check, the store (a device's last game), the absences, the timers, the asks turned down,
     the screens and the move's wait."""
 
-    def __init__(self, games, shelf, path, codes, store, absences, timers, turndowns, screens: tuple, move_wait: float):
+    def __init__(self, games: Games, shelf: Shelf, path: OnePath, codes: CodeCheck, store: Store, absences: Absences,
+                 timers: Timers, turndowns, screens: tuple, move_wait: float):
         self.games, self.shelf, self.path, self.codes, self.store = games, shelf, path, codes, store
         self.absences, self.timers, self.turndowns, self.move_wait = absences, timers, turndowns, move_wait
         self.kiosks, self.displays = screens
@@ -40,7 +49,7 @@ class Rescue:
             may_sit(game, color, device, address, self.displays)
             person_seat(game, color)
             holder = game.devices.get(color)
-            if holder is not None and not game.session.away(holder):
+            if holder is not None and not self.absences.seat_gone(game, holder):
                 raise Refused(409, "seat_not_gone", player=color, seconds=int(self.absences.seat_limit(game, color)))
             r = game.session.rescue
             if r is not None and r["color"] == color:

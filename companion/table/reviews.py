@@ -11,9 +11,9 @@ import logging
 import queue
 import threading
 from collections import OrderedDict
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from companion import pi_seat, think, views
+from companion import think, views
 from companion.errors import Refused
 from companion.game.awards import awards as game_awards
 from companion.game.record import to_record
@@ -21,14 +21,21 @@ from companion.game.rules import apply, new_game
 from companion.game.state import Action, State
 from companion.players.review import advice, is_decision, judge, seed_of, summary
 from companion.players.seen import hide
+from companion.model.game import Game
 from companion.table import checks
 from companion.store import events
+from companion.model.seats import level_of, people
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.pi_seat import PiThinker
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games
 
 log = logging.getLogger(__name__)
 KEPT = 16   # games whose judgements are kept in memory (the ones being played, the last ones reviewed)
 
 
-def awards(game) -> list:
+def awards(game: Game) -> list:
     """The end show's awards (issue 41, item 5), from the game's record as the replay counts them."""
     return game_awards(to_record(game.state.setup, game.actions))
 
@@ -36,7 +43,7 @@ def awards(game) -> list:
 class Reviewer:
     """Judges each person's decision in the background as it is taken; the whole review on demand at the end."""
 
-    def __init__(self, thinker):
+    def __init__(self, thinker: PiThinker):
         self.thinker = thinker
         self.jobs: "queue.SimpleQueue" = queue.SimpleQueue()
         self.judged: "OrderedDict[str, dict]" = OrderedDict()   # gid -> index -> (action, best, cost)
@@ -44,9 +51,9 @@ class Reviewer:
         self._lock = threading.Lock()
         self._thread: Optional[threading.Thread] = None
 
-    def decided(self, game, before: State, action: Action) -> None:
+    def decided(self, game: Game, before: State, action: Action) -> None:
         """A person's bid or pass was committed (game lock held): judged later, from what that seat knew."""
-        if pi_seat.level_of(game.devices.get(action.player)) is not None or not is_decision(before):
+        if level_of(game.devices.get(action.player)) is not None or not is_decision(before):
             return
         self._queue(game.id, len(game.actions) - 1, hide(before, action.player), action)
 
@@ -100,7 +107,7 @@ class Reviewer:
 class ReviewRequests:
     """Table's requests for the review and the hints: built with the games, the one path, the reviewer and the Pi."""
 
-    def __init__(self, games, path, reviews: Reviewer, pi):
+    def __init__(self, games: Games, path: OnePath, reviews: Reviewer, pi: PiThinker):
         self.games, self.path, self.reviews, self.pi = games, path, reviews, pi
 
     def review(self, gid: str) -> dict:
@@ -108,9 +115,9 @@ class ReviewRequests:
         with game.lock:
             if game.phase != "finished":
                 raise Refused(409, "not_finished")
-            setup, actions, people = game.state.setup, list(game.actions), pi_seat.people(game)
+            setup, actions, persons = game.state.setup, list(game.actions), people(game)
             found = awards(game)
-        seats, done, total = self.reviews.review(game.id, setup, actions, people)
+        seats, done, total = self.reviews.review(game.id, setup, actions, persons)
         if seats is None:   # still being worked out (a game played faster than the Pi judges, a restart)
             return {"pending": True, "done": done, "of": total}
         return {"seats": seats, "awards": found}
@@ -140,7 +147,7 @@ class ReviewRequests:
             text = self.path.commit(game, events.Hint({"color": color}), device)
         return found + (seen, text)
 
-    def _hint_seat(self, game, device: Optional[str]) -> str:
+    def _hint_seat(self, game: Game, device: Optional[str]) -> str:
         if not game.hints_on:
             raise Refused(409, "hints_off")
         if game.phase != "playing":
@@ -151,8 +158,3 @@ class ReviewRequests:
         if game.state.to_act_color != color:
             raise Refused(409, "hint_not_your_turn", player=game.state.to_act_color)
         return color
-
-
-# The Game's event for a hint asked (game.EVENTS): each seat's count, rebuilt by replay.
-def on_hint(game, event: events.Hint, device: Optional[str], after: Optional[State]) -> None:
-    game.hints[event.color] = game.hints.get(event.color, 0) + 1

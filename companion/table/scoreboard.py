@@ -1,4 +1,5 @@
-"""A game played on the board alone, scored by the Pi: its log events and requests, through the table's one path (commit.py).
+"""A game played on the board alone, scored by the Pi: its requests, through the table's one path (commit.py); its
+events are the model's (companion/model/entries.py).
 
 The board is typed in piece by piece (several phones at once, each its own colour; the host any colour),
 each entry checked by game/board_entry.py before it is appended; the tally is the rules core's own
@@ -6,18 +7,23 @@ each entry checked by game/board_entry.py before it is appended; the tally is th
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from companion import pi_seat
 from companion.errors import Refused
 from companion.game.board_entry import check_unique, hold, new_board, place, reveal, set_tokens, tally, to_state
 from companion.game.errors import RuleError
 from companion.game.setup import check_colors, check_mode, check_removed
-from companion.game.state import Seat, State
+from companion.game.state import Seat
+from companion.model.entries import named_board
+from companion.model.game import Game
 from companion.names import same
 from companion.table import checks
 from companion.store import events
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games
 
 
 def _check_names(names: dict, colors) -> dict:
@@ -33,52 +39,14 @@ def _check_names(names: dict, colors) -> dict:
     return {c: names[c] for c in colors if c in names}
 
 
-# The Game's events for a board being scored (game.EVENTS; the same for replay).
-def on_building(game, event: events.Building, device: Optional[str], after: Optional[State]) -> None:
-    """A building entered, changed or taken off (color null) in one neighborhood."""
-    game.board = place(game.board, event.neighborhood, event.color, event.height)
-
-
-def on_tokens(game, event: events.Tokens, device: Optional[str], after: Optional[State]) -> None:
-    """One player's trendy, subway and archaeological tokens."""
-    game.board = set_tokens(game.board, event.color, event.tokens)
-
-
-def on_holder(game, event: events.Holder, device: Optional[str], after: Optional[State]) -> None:
-    """Who holds the subway or the archaeological site card (null: nobody)."""
-    game.board = hold(game.board, event.card, event.color)
-
-
-def on_secret(game, event: events.Secret, device: Optional[str], after: Optional[State]) -> None:
-    """One player's secret cards, seen by nobody else until the tally (views.private shows its own seat's)."""
-    game.board = reveal(game.board, event.color, event.area, event.neighborhood)
-    game.cards[event.color] = (event.area, event.neighborhood)
-
-
-def on_name(game, event: events.Name, device: Optional[str], after: Optional[State]) -> None:
-    """The host names a colour nobody sat down on (the history and the standings count players by name)."""
-    game.names[event.color] = event.name
-
-
-def on_tally(game, event: events.Tally, device: Optional[str], after: Optional[State]) -> None:
-    """The board is complete: the game is over with the rules core's tally (the cards are revealed)."""
-    game.state = after if after is not None else to_state(named_board(game))
-
-
-def named_board(game):
-    """The board with the names the players sat down with (the history and BG Stats show them)."""
-    seats = tuple(Seat(s.color, game.names.get(s.color, ""), s.area, s.neighborhood) for s in game.board.seats)
-    return replace(game.board, seats=seats)
-
-
 class BoardRequests:
     """Table's requests for a board being scored: who may enter what, checked, then committed. Built with the games,
     the one path and the lobby's `create_from` (a board is made as a game is)."""
 
-    def __init__(self, games, path, create_from):
+    def __init__(self, games: Games, path: OnePath, create_from):
         self.games, self.path, self.create_from = games, path, create_from
 
-    def create_board(self, options: dict, device: str) -> "Game":  # noqa: F821
+    def create_board(self, options: dict, device: str) -> Game:
         """A board to score: the mode, the colours in seating order, the districts out of play."""
         mode = check_mode(options["mode"])
         colors = check_colors(options["players"])
@@ -97,7 +65,7 @@ class BoardRequests:
             raise Refused(409, "not_a_board")
         return game
 
-    def _may_enter(self, game, device: str, color: Optional[str]) -> None:
+    def _may_enter(self, game: Game, device: str, color: Optional[str]) -> None:
         """The host enters any colour; a seated phone its own colour only; nothing once the tally is made."""
         checks.not_abandoned(game)
         if game.phase != "board":

@@ -1,19 +1,24 @@
 """The table's screens: the Pi's own kiosk, displays let in by code, and the end-of-game show."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from companion import views
 from companion.codes import Code
 from companion.errors import Refused
 from companion.table import checks
 
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games, Shelf
+    from companion.table.seats import CodeCheck
+
 
 class Screens:
     """A screen shows the public view; only the Pi's own screen has table powers. Built with the games and their
     shelf, the one path, the code check and the table's two sets of screens (shared with every game's session)."""
 
-    def __init__(self, games, shelf, path, codes, kiosks: set, displays: set):
+    def __init__(self, games: Games, shelf: Shelf, path: OnePath, codes: CodeCheck, kiosks: set, displays: set):
         self.games, self.shelf, self.path, self.codes = games, shelf, path, codes
         self.kiosks = kiosks      # devices seen on the Pi itself (its /table kiosk): table powers
         self.displays = displays  # devices showing the table: the kiosks, and devices let in by code

@@ -1,15 +1,20 @@
 """Who reaches a seat: the one rule (docs/API.md, "Who may see a seat's cards"), and seats moved by code."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from companion import pi_seat, views
-from companion.codes import Code
+from companion.codes import Code, Guesses
 from companion.errors import Refused
 from companion.names import same as same_name
 from companion.table import checks
-from companion.table.game import Game
+from companion.model.game import Game
 from companion.store import events
+
+if TYPE_CHECKING:   # the parts it is built with (by facade.py), for annotations only: not imported at run time
+    from companion.store.db import Store
+    from companion.table.commit import OnePath
+    from companion.table.memory import Games
 
 
 def may_sit(game: Game, color: str, device: str, address: str, displays: set) -> None:
@@ -35,7 +40,7 @@ class CodeCheck:
     """Codes typed to take a seat, the host role or a screen: a wrong one costs the guesser a wait, never the code's
     owner (built with the table's `codes.Guesses`)."""
 
-    def __init__(self, guesses):
+    def __init__(self, guesses: Guesses):
         self.guesses = guesses
 
     def try_code(self, held: Optional[Code], typed: str, device: str, address: str) -> None:
@@ -54,7 +59,7 @@ class Seats:
     """Sitting down, freeing a seat, and a seat moved to a new phone with the code its own phone shows. Built with
     the games, the one path, the code check, the store (a device seen before), the screens and the host's wait."""
 
-    def __init__(self, games, path, codes: CodeCheck, store, displays: set, host_away: float):
+    def __init__(self, games: Games, path: OnePath, codes: CodeCheck, store: Store, displays: set, host_away: float):
         self.games, self.path, self.codes, self.store = games, path, codes, store
         self.displays, self.host_away = displays, host_away
 

@@ -4,48 +4,19 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
-from companion import pi_seat
 from companion.game.board_entry import FinishedBoard, new_board
 from companion.game.rules import apply, new_game
 from companion.game.scoring import score
 from companion.game.setup import make_setup
 from companion.game.state import Action, Bid, Pass, Seat, State
 from companion.game.summary import decision
+from companion.model import board_steps, entries, seats
+from companion.model.session import Session
 from companion.store import events
-from companion.table import board_steps, pi_seats, reviews, scoreboard
 
 RECENT = 12   # log lines a game keeps for the pages (the short log, the call-over card, undo's notice)
-
-
-@dataclass
-class Session:
-    """What a restart voids: codes, asks and moves under way, who is offline, the screens, and the table's hooks.
-
-    Never in the log, so replaying the log never brings back a code, an ask or a half-made move.
-    """
-
-    codes: dict = field(default_factory=dict)            # colour -> Code that hands a seat to a new device
-    host_claims: dict = field(default_factory=dict)      # colour -> Code, oldest first: each claimer its own
-    offline: tuple = ()                                  # seated colours with no live device
-    displays: set = field(default_factory=set)           # devices showing the table (the table's own set)
-    kiosks: set = field(default_factory=set)             # the Pi's own screen (the table's own set): table powers
-    seat_addresses: dict = field(default_factory=dict)   # colour -> the address a lobby seat was taken from
-    banned_addresses: set = field(default_factory=set)   # addresses taken off a lobby seat by the host
-    asks: list = field(default_factory=list)             # asks for gone seats (companion/asks.py), oldest first
-    asked: int = 0                                       # asks numbered so far (each device sees its own number)
-    rescue: Optional[dict] = None                        # a seat moving with the table's confirmation
-    show_skipped: bool = False                           # the host skipped the table screen's reveal of the tally
-    replay_step: Optional[int] = None                    # the replay's step the host shows on the table screen
-    replay: Optional[tuple] = None                       # (seq, the replay as sent): worked out once per finished game
-    show_review: bool = False                            # the host shows the Pi's review on the table screen
-    away: Callable[[Optional[str]], bool] = lambda d: False        # this device gone past the host-away wait
-    host_gone: Callable[[], bool] = lambda: False
-    host_wait: Callable[[], Optional[float]] = lambda: None
-    seat_waits: Callable[[], dict] = lambda: {}                    # offline colour -> seconds until it may be asked for
-    storage: Callable[[], Optional[dict]] = lambda: None           # store/notice.py
-    pi_held: Optional[tuple] = None                      # (actions, colour, action): the Pi's act held for the board
 
 
 @dataclass
@@ -128,7 +99,7 @@ class Game:
         """A physical deal once every seat has entered its cards: checked together, then fixed (entries that
         clash, from a log written before every completion was checked, are open to enter again). The Pi's seats
         are dealt at the start, from what the people's entries leave."""
-        people = pi_seat.people(self)
+        people = seats.people(self)
         return (self.deal == "physical" and self.state is None and all(c in self.cards for c in people)
                 and not clashing(self.mode, [self.cards[c] for c in people]))
 
@@ -285,6 +256,10 @@ class Game:
         self.state = state
         board_steps.board_undone(self, before, also[::-1])
 
+    def on_hint(self, event: events.Hint, device: Optional[str], after: Optional[State]) -> None:
+        """"What would the Pi do?" asked by a seat: each seat's count (companion/table/reviews.py answers it)."""
+        self.hints[event.color] = self.hints.get(event.color, 0) + 1
+
     def _configure(self, event) -> None:
         """A create's or a setup's options (events._Options)."""
         self.mode = event.mode
@@ -303,21 +278,22 @@ class Game:
         self.cards = {}
 
     def setup(self):
-        seats = [Seat(c, self.names.get(c, ""), *self.cards.get(c, (None, None))) for c in self.colors]
-        return make_setup(self.mode, seats, self.removed, self.tokens)
+        sitting = [Seat(c, self.names.get(c, ""), *self.cards.get(c, (None, None))) for c in self.colors]
+        return make_setup(self.mode, sitting, self.removed, self.tokens)
 
 
 # Every logged event kind and the function that applies it to a game (`Game.mutate`): the game's own, then the
-# concerns' (a board scored, the Pi's seats, hints, the board's steps).
+# concerns' beside it in this package (a board scored, the Pi's seats, the board's steps).
 # Keyed by the event's class (companion/store/events.py): adding a kind = its class there + its handler here.
 EVENTS = {
     events.Create: Game.on_create, events.Setup: Game.on_setup, events.Move: Game.on_move, events.Host: Game.on_host,
     events.Abandon: Game.on_abandon, events.Rematch: Game.on_rematch, events.Seat: Game.on_seat,
     events.Release: Game.on_release, events.Cards: Game.on_cards, events.Start: Game.on_start,
     events.Action: Game.on_action, events.Undo: Game.on_undo,
-    events.Building: scoreboard.on_building, events.Tokens: scoreboard.on_tokens, events.Holder: scoreboard.on_holder,
-    events.Secret: scoreboard.on_secret, events.Name: scoreboard.on_name, events.Tally: scoreboard.on_tally,
-    events.Pi: pi_seats.on_pi, events.Hint: reviews.on_hint, events.BoardDone: board_steps.on_board_done,
+    events.Hint: Game.on_hint,
+    events.Building: entries.on_building, events.Tokens: entries.on_tokens, events.Holder: entries.on_holder,
+    events.Secret: entries.on_secret, events.Name: entries.on_name, events.Tally: entries.on_tally,
+    events.Pi: seats.on_pi, events.BoardDone: board_steps.on_board_done,
 }
 assert set(EVENTS) == set(events.KINDS.values()), "every event kind has its handler"
 
