@@ -193,6 +193,8 @@ def test_after_an_undo_every_screen_lists_what_to_put_back_until_done_on_the_boa
     ann.goto(f"/g/{gid}")
     ann.wait_seq(view["seq"])
     table = devices(undo_server, table=True)
+    errors: list = []   # a script error stops the render before its fit: said with the failure it would cause
+    table.page.on("pageerror", lambda e: errors.append(str(e)))
     table.goto("/table")
     table.wait_seq(view["seq"])
     ann.page.once("dialog", lambda d: d.accept())
@@ -226,7 +228,7 @@ def test_after_an_undo_every_screen_lists_what_to_put_back_until_done_on_the_boa
         table.shot(f"table-undo-steps-{w}x{h}")
         box = table.page.evaluate(BOX_JS, "#board-steps")
         call = table.page.evaluate(BOX_JS.replace("ol.steps > li", "h2"), "#callbox")
-        assert box and box["top"] >= 0 and call["bottom"] <= h and box["font"] >= 9, (w, h, box, call)
+        assert box and box["top"] >= 0 and call["bottom"] <= h and box["font"] >= 9, (w, h, box, call, errors)
         # the call put back stands whole under the list
         assert table.page.evaluate("() => [...document.querySelectorAll('#call li .cn')].map(e => e.textContent)") == [
             b["neighborhood"] for b in back["call"]]
