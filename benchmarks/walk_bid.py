@@ -96,12 +96,8 @@ def static(start: tuple[str, str]) -> None:
 
     def function_at(path: str, line: int):
         _, tree = script(path)
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line and any(
-                    d.lineno == line for d in [node]) or (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                                          and node.lineno == line):
-                return node
-        return None
+        return next((node for node in ast.walk(tree)
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == line), None)
 
     def init_of(path: str, line: int):
         _, tree = script(path)
