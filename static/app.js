@@ -1,5 +1,5 @@
 /* Shared by every page: strings, the JSON API, the SVG map, the live socket, players and the end-of-game tally. */
-"use strict";
+import { BoardMap } from "./map.js";
 var M = (function () {
   var S = JSON.parse(document.getElementById("strings").textContent);
 
@@ -160,8 +160,9 @@ var M = (function () {
     if (conn.ws && (conn.ws.readyState === 0 || conn.ws.readyState === 1)) return;
     var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
       "/api/games/" + encodeURIComponent(conn.gameId) + "/live" + (conn.seq >= 0 ? "?since=" + conn.seq : "");
-    var sock, early = window.earlySocket, waiting = [];
-    window.earlySocket = false;   // from now on socket.js (the phone's head) opens nothing
+    // The socket the phone's head opened (static/socket.js keeps it on its own element), taken over once.
+    var opener = document.querySelector("script[data-game]"), early = opener && opener.socket, sock, waiting = [];
+    if (opener) opener.socket = null;
     if (early && early.url === url && early.ws.readyState <= 1) { sock = conn.ws = early.ws; waiting = early.views; }
     else {
       if (early) { try { early.ws.close(); } catch (e) { /* gone already */ } }
@@ -468,7 +469,10 @@ var M = (function () {
     location.reload();
   });
 
+  BoardMap.words = { ui: S.ui, tr: tr, term: term, cap: cap };   // the map in the page's language
+
   return { nameOf: nameOf, sayOf: sayOf, isPi: isPi, S: S, tr: tr, pluralIndex: pluralIndex, term: term, cap: cap, letter: letter, $: $, el: el, chip: chip, who: who, show: show,
     api: api, errorOf: errorOf, Map: BoardMap, live: live, status: status, callPanel: callPanel,
     playersPanel: playersPanel, endPanel: endPanel, detailNote: detailNote, cardMeaning: cardMeaning, connBadge: connBadge, mark: mark };
 })();
+export { M };

@@ -1,7 +1,8 @@
 /* What to do on the real board since a person last said it was done (issue 40): each Pi move ("put a red 7 on
    C05"), each call's end (turn the winner's piece over, bids back, token and cards), in order, from the view's
    board_pending; "Done on the board" confirms what this screen showed. DOM nodes and text only. */
-"use strict";
+import { M } from "./app.js";
+import { G } from "./glance.js";
 var B = (function () {
   var tr = M.tr, term = M.term, el = M.el, who = M.who;
 
@@ -80,3 +81,4 @@ var B = (function () {
 
   return { lines: lines, render: render, askUndo: askUndo };
 })();
+export { B };

@@ -1,6 +1,5 @@
 /* A picture of a finished game: each colour's points after each call, the lead changes marked (issue 41). Drawn here
    as SVG with DOM calls only, from the replay (GET /api/games/<id>/replay): the points of the last step of each call. */
-"use strict";
 var Chart = (function () {
   var NS = "http://www.w3.org/2000/svg";
   var INK = { blue: "#1f4fb8", red: "#c41f1f", white: "#111", gray: "#6a6a6a" };
@@ -74,3 +73,4 @@ var Chart = (function () {
 
   return { calls: calls, leads: leads, draw: draw };
 })();
+export { Chart };

@@ -1,9 +1,10 @@
 /* The phone's part of a whole evening: seats moved to new phones, the host role, acting for an absent
    player, rematch, abandon, and what every screen is told. Text and DOM nodes only, never HTML strings. */
-"use strict";
-(function () {
+import { M } from "./app.js";
+import { G } from "./glance.js";
+/* P: the phone's part (phone.js), which starts this one once it is set up. */
+function evening(P) {
   var $ = M.$, tr = M.tr, term = M.term, el = M.el;
-  var P = window.__phone;
   var codeColor = null;
 
   function colorName(c) { return M.cap(term(c)); }
@@ -225,4 +226,5 @@
       else P.say(M.errorOf(res));
     });
   };
-})();
+}
+export { evening };

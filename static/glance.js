@@ -1,6 +1,6 @@
 /* At a glance, on every screen: how the last call ended and what to do on the real board, what undo took back,
    the short log, a refused tap's rule sentence, and the cues that say it is your turn. DOM nodes and text only. */
-"use strict";
+import { M } from "./app.js";
 var G = (function () {
   var tr = M.tr, term = M.term, el = M.el, who = M.who;
 
@@ -299,3 +299,4 @@ var G = (function () {
     setSound: setSound, tone: tone, wakeAudio: wakeAudio, audioState: audioState, hostLoss: hostLoss,
     hostCountdown: hostCountdown, seatLeft: seatLeft, seatLoss: seatLoss, seatCountdown: seatCountdown };
 })();
+export { G };

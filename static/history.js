@@ -1,5 +1,5 @@
 /* The history page: ended games newest first (filtered by a name), their tallies, and the standings. */
-"use strict";
+import { M } from "./app.js";
 (function () {
   var $ = M.$, el = M.el, tr = M.tr;
   var PAGE = 50;

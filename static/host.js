@@ -1,5 +1,5 @@
 /* The host's setup: seats in order, districts out, tokens random or laid by hand, then create the game. */
-"use strict";
+import { M } from "./app.js";
 (function () {
   var $ = M.$, tr = M.tr, term = M.term;
   var R = JSON.parse($("rules").textContent);

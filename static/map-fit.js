@@ -1,6 +1,6 @@
 /* The phone's map on its turn (issue 37): each legal shape's touch target, a 44 px square over no other legal shape
    nor any shape's spot; a small shape's number on a tag only where it is small on screen. */
-"use strict";
+import { BoardMap } from "./map.js";
 (function (Map) {
   var SVGNS = "http://www.w3.org/2000/svg";
   var THUMB = 46;     // px: 44 and the engines' rounding

@@ -15,12 +15,10 @@ var BoardMap = (function () {
   }
   /* A board scored from the table gives heights, never numbers: S, M or T (nothing in Family). */
   function heightMark(height) {
-    var S = window.M && M.S;
-    return height ? (S && S.ui["height_short_" + height]) || height.charAt(0).toUpperCase() : "";
+    return height ? Map.words.ui["height_short_" + height] || height.charAt(0).toUpperCase() : "";
   }
   function letterOf(color) {
-    var S = window.M && M.S;
-    return (S && S.ui["letter_" + color]) || color.charAt(0).toUpperCase();
+    return Map.words.ui["letter_" + color] || color.charAt(0).toUpperCase();
   }
 
   /* opts.fresh: a new bid or building is marked for a few seconds (the table screen). */
@@ -250,7 +248,7 @@ var BoardMap = (function () {
   /* The token layout as lines, one per district in play: "Center: trendy neighborhood C01, C05; subway C03". */
   var ORDER = ["center", "north", "east", "south", "west"], KINDS = ["trendy", "subway", "archaeological"];
   Map.prototype.layoutLines = function (tokens, removed) {
-    var byDistrict = {}, self = this;
+    var byDistrict = {}, self = this, w = Map.words;
     Object.keys(tokens || {}).sort().forEach(function (nb) {
       var h = self.hoods[nb];
       if (!h) return;
@@ -259,21 +257,22 @@ var BoardMap = (function () {
     });
     return ORDER.filter(function (d) { return (removed || []).indexOf(d) < 0; }).map(function (d) {
       var kinds = byDistrict[d] || {};
-      var parts = KINDS.filter(function (k) { return kinds[k]; }).map(function (k) { return M.term(k) + " " + kinds[k].join(", "); });
+      var parts = KINDS.filter(function (k) { return kinds[k]; }).map(function (k) { return w.term(k) + " " + kinds[k].join(", "); });
       return { district: d, count: Object.keys(kinds).reduce(function (n, k) { return n + kinds[k].length; }, 0),
         kinds: KINDS.filter(function (k) { return kinds[k]; }).map(function (k) { return [k, kinds[k]]; }),
-        text: M.cap(M.term(d)) + ": " + (parts.length ? parts.join("; ") : M.tr("layout_none")) };
+        text: w.cap(w.term(d)) + ": " + (parts.length ? parts.join("; ") : w.tr("layout_none")) };
     });
   };
   Map.prototype.list = function (ul, tokens, removed) {
+    var w = Map.words;
     while (ul.firstChild) ul.removeChild(ul.firstChild);
     this.layoutLines(tokens, removed).forEach(function (line) {
       var li = document.createElement("li");
       li.setAttribute("data-district", line.district);
       var head = document.createElement("b");
-      head.textContent = M.cap(M.term(line.district)) + ":";
+      head.textContent = w.cap(w.term(line.district)) + ":";
       li.appendChild(head);
-      if (!line.kinds.length) li.appendChild(document.createTextNode(" " + M.tr("layout_none")));
+      if (!line.kinds.length) li.appendChild(document.createTextNode(" " + w.tr("layout_none")));
       line.kinds.forEach(function (kn, i) {
         li.appendChild(document.createTextNode(i ? "; " : " "));
         var icon = node("svg", { viewBox: "0 0 20 20", "class": "ti", "aria-hidden": "true" });
@@ -281,7 +280,7 @@ var BoardMap = (function () {
         u.setAttribute("href", "#t-" + kn[0]);
         icon.appendChild(u);
         li.appendChild(icon);
-        li.appendChild(document.createTextNode(M.term(kn[0]) + " " + kn[1].join(", ")));
+        li.appendChild(document.createTextNode(w.term(kn[0]) + " " + kn[1].join(", ")));
       });
       ul.appendChild(li);
     });
@@ -289,8 +288,8 @@ var BoardMap = (function () {
 
   /* The host walks the table through the districts, one at a time, lighting that district's tokens. */
   Map.prototype.checker = function (box, ul) {
-    var self = this, step = -1, lines = [];
-    var start = button(M.tr("check_start")), next = button(M.tr("check_next")), stop = button(M.tr("check_stop"));
+    var self = this, step = -1, lines = [], w = Map.words;
+    var start = button(w.tr("check_start")), next = button(w.tr("check_next")), stop = button(w.tr("check_stop"));
     var say = document.createElement("p");
     say.className = "check-step";
     say.setAttribute("aria-live", "polite");
@@ -304,10 +303,10 @@ var BoardMap = (function () {
       self.focus(d);
       var items = ul.querySelectorAll("li");
       for (var i = 0; i < items.length; i++) items[i].classList.toggle("focus", items[i].getAttribute("data-district") === d);
-      say.textContent = on ? M.tr("check_step", { district: M.cap(M.term(d)), n: lines[step].count, i: step + 1, total: lines.length }) :
-        step >= lines.length ? M.tr("check_done") : "";
+      say.textContent = on ? w.tr("check_step", { district: w.cap(w.term(d)), n: lines[step].count, i: step + 1, total: lines.length }) :
+        step >= lines.length ? w.tr("check_done") : "";
       box.setAttribute("data-step", on ? d : step >= lines.length ? "done" : "");
-      if (on) next.textContent = M.tr(step === lines.length - 1 ? "check_finish" : "check_next");
+      if (on) next.textContent = w.tr(step === lines.length - 1 ? "check_finish" : "check_next");
     }
     start.onclick = function () { step = 0; show(); };
     next.onclick = function () { step += 1; show(); };
@@ -363,5 +362,9 @@ var BoardMap = (function () {
   }
 
   Map.rings = rings;          // for static/map-fit.js
+  /* The page's language, given by the page (app.js: its strings; learn.js: the colours' letters only), so the map
+     imports no page script: the colours' letters and heights' marks (ui), the layout's words (tr, term, cap). */
+  Map.words = { ui: {} };
   return Map;
 })();
+export { BoardMap };

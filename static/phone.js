@@ -1,6 +1,11 @@
 /* The phone page: lobby, my turn (neighborhood, value, confirm, or pass), my secret cards, the end. */
-"use strict";
-(function () {
+import "./map-fit.js";
+import { M } from "./app.js";
+import { G } from "./glance.js";
+import { B } from "./board-steps.js";
+import { evening } from "./evening.js";
+import { Review } from "./review.js";
+var phone = (function () {
   var $ = M.$, tr = M.tr, term = M.term;
   var gameId = $("app").getAttribute("data-game");
   var map = new M.Map($("map"));
@@ -493,6 +498,9 @@
     M.connBadge(on);
     soon();
   });
-  window.__phone = { get view() { return view; }, get online() { return online; }, sock: sock,
+  return { get view() { return view; }, get online() { return online; }, sock: sock,
     gameId: gameId, post: post, refresh: refresh, say: say, onRender: function (f) { hooks.push(f); if (view) f(view, online, busy); } };   // its own part, not the page again
 })();
+evening(phone);
+Review.onPhone(phone);
+export { phone };

@@ -1,6 +1,7 @@
 /* The replay page (/g/<id>/replay): any phone steps through a finished game alone; the host's phone may take the table
    screen along (POST /api/games/<id>/replay/show). The drawing is static/replay.js's, shared with the table screen. */
-"use strict";
+import { M } from "./app.js";
+import { Replay } from "./replay.js";
 (function () {
   var $ = M.$, el = M.el, tr = M.tr;
   var fold = Replay.fold, caption = Replay.caption, seats = Replay.seats, chart = Replay.chart, awards = Replay.awards;

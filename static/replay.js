@@ -1,7 +1,8 @@
 /* A finished game watched again, action by action (issue 41): the board as it stood, who did what, each call's end,
    everyone's secret cards and points, the chart and the awards. On its own page any phone replays alone; the host's
    phone may drive the table screen (POST /api/games/<id>/replay/show: the view's replay_step), which follows here too. */
-"use strict";
+import { M } from "./app.js";
+import { Chart } from "./chart.js";
 var Replay = (function () {
   var $ = M.$, el = M.el, tr = M.tr;
   var KINDS = ["trendy", "subway", "archaeological"];
@@ -176,3 +177,4 @@ var Replay = (function () {
   return { fold: fold, lines: lines, caption: caption, seats: seats, load: load, onTable: onTable, endExtras: endExtras,
            chart: chart, awards: awards };
 })();
+export { Replay };

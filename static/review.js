@@ -1,9 +1,9 @@
 /* The Pi's review on this phone once the game is over (its own costliest decisions, with the call as it stood),
    and "What would the Pi do?" at its turn when the host allowed hints. Text and DOM nodes only, never HTML strings. */
-"use strict";
-(function () {
+import { M } from "./app.js";
+var Review = (function () {
   var $ = M.$, tr = M.tr, el = M.el;
-  var P = window.__phone;
+  var P = null;   /* the phone's part, on a phone (onPhone); the table screen has none */
   var review = null, fetching = false, hint = null;
 
   /* The review once the Pi has worked it out: 202 {pending} until then, asked again every 2 s. */
@@ -146,10 +146,12 @@
     within.appendChild(line);
   }
 
-  if (!P) {
-    (window.__tableHooks = window.__tableHooks || []).push(function (view) { tableReview(view); hintsTally(view, $("end")); });
-    return;
-  }
-  P.onRender(function (view, online, busy) { hintsTally(view, $("end")); reviewBox(view); hintBox(view, online, busy); });
-  window.__review = { seatReview: seatReview };
+  return {
+    onPhone: function (phone) {
+      P = phone;
+      P.onRender(function (view, online, busy) { hintsTally(view, $("end")); reviewBox(view); hintBox(view, online, busy); });
+    },
+    onTable: function (view) { tableReview(view); hintsTally(view, $("end")); }
+  };
 })();
+export { Review };

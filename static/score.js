@@ -1,6 +1,6 @@
 /* Score a game played on the board alone: each phone enters its own colour (the host any colour); the server checks
    every entry and says what is wrong; the tally is the end screen's own panel. */
-"use strict";
+import { M } from "./app.js";
 (function () {
   var $ = M.$, tr = M.tr, term = M.term, el = M.el;
   var gameId = $("app").getAttribute("data-game");

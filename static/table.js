@@ -1,7 +1,11 @@
 /* The table display: follows the game on the table and shows only what everyone may see; the board is the screen. */
-"use strict";
+import { M } from "./app.js";
+import { G } from "./glance.js";
+import { B } from "./board-steps.js";
+import { Review } from "./review.js";
 (function () {
   var $ = M.$, el = M.el, tr = M.tr;
+  var Replay = null;   /* static/replay.js, imported when first wanted (replayFiles) */
   var map = new M.Map($("map"), { fresh: true });
   var gameId = null, joinUrl = null, sock = null, view = null, live = false, kiosk = false;
 
@@ -29,12 +33,12 @@
     evening();
     tonight();
     if (view.phase === "finished") endShow(view);
-    if (window.Replay) Replay.onTable(view, map);   // the host shows a step of the replay (static/replay.js)
+    if (Replay) Replay.onTable(view, map);   // the host shows a step of the replay (static/replay.js)
     else if (view.phase === "finished" && typeof view.replay_step === "number") replayFiles();
     // Always there: a player whose phone lost the page scans it again to get back to their seat.
     M.show($("join-qr"), true);
     G.logList($("log"), view, 12);
-    (window.__tableHooks || []).forEach(function (f) { f(view); });   /* review.js: the Pi's review when the host asks */
+    Review.onTable(view);   /* the Pi's review when the host asks */
     fit();
   }
 
@@ -59,7 +63,7 @@
     // The secret cards first: the right half is never blank while the tally counts up; the winner after the tally.
     lines.unshift(right.appendChild(secrets(view, colors)));
     lines.splice(lines.length, 0, win);
-    if (window.Replay) left.appendChild(Replay.endExtras(view));   // the chart and the awards, once all is revealed
+    if (Replay) left.appendChild(Replay.endExtras(view));   // the chart and the awards, once all is revealed
     right.appendChild(box);
     box.classList.add("line");
     box.setAttribute("data-line", "tonight");
@@ -145,7 +149,7 @@
     var lines = reveal.lines, done = reveal.shown >= lines.length;
     lines.forEach(function (n, i) { n.classList.toggle("on", i < reveal.shown); });
     $("end").setAttribute("data-reveal", done ? "done" : "playing");
-    if (done && !window.Replay) replayFiles();
+    if (done && !Replay) replayFiles();
     if (!done && !reveal.timer) reveal.timer = setTimeout(function () { reveal.timer = null; reveal.shown++; step(); }, PACE);
   }
   /* The replay's chart, awards and steps (static/replay.js), fetched when first wanted: once the tally is revealed,
@@ -154,17 +158,12 @@
   function replayFiles() {
     if (replayAsked) return;
     replayAsked = true;
-    var urls = $("app").getAttribute("data-replay").split(" "), css = el("link");
-    function next(i) {
-      if (i >= urls.length) return render();
-      var s = document.createElement("script");
-      s.src = urls[i];
-      s.onload = function () { next(i + 1); };
-      document.body.appendChild(s);
-    }
+    var css = el("link");
     css.rel = "stylesheet";
-    css.onload = css.onerror = function () { next(1); };   // laid out with its style from the first paint
-    css.href = urls[0];
+    css.onload = css.onerror = function () {   // laid out with its style from the first paint
+      import("./replay.js").then(function (m) { Replay = m.Replay; render(); });
+    };
+    css.href = $("app").getAttribute("data-replay");
     document.head.appendChild(css);
   }
   /* Each player's secret cards, face up and large: the card, its name, what it scores. */

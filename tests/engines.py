@@ -18,7 +18,7 @@ from typing import Optional
 
 import pytest
 
-from pages_helpers import ARGS, CHROMIUM
+from pages_helpers import ARGS, CHROMIUM, EXPOSE, EXPOSED
 
 MINIBROWSER = next((p for p in ("/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser",
                                 "/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser") if Path(p).exists()), None)
@@ -41,7 +41,6 @@ CATCH = """() => {
   const err = console.error.bind(console);
   console.error = function () { keep('console.error: ' + [].join.call(arguments, ' ')); return err.apply(null, arguments); };
 }"""
-
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -128,6 +127,8 @@ class ChromiumPhone(Phone):
         self.page.on("pageerror", lambda e: self.seen.append(f"page error: {e}"))
 
     def js(self, fn, *args):
+        if EXPOSED.search(fn) and not self.page.evaluate("() => !!window.M"):
+            self.page.evaluate(EXPOSE)
         return self.page.evaluate(f"(a) => ({fn}).apply(null, a)", list(args))
 
     def open(self, url):
@@ -247,6 +248,8 @@ class WebKitPhone(Phone):
             raise
 
     def js(self, fn, *args):
+        if EXPOSED.search(fn) and not self.d.execute_script("return !!window.M"):
+            self.d.execute_async_script(f"const done = arguments[arguments.length - 1]; ({EXPOSE})().then(done, done)")
         return self.d.execute_script(f"return ({fn}).apply(null, arguments)", *args)
 
     def _catch(self):
@@ -377,8 +380,14 @@ class GeckoPhone(Phone):
                 return m["result"]
 
     def js(self, fn, *args):
-        r = self.cmd("script.evaluate", {"expression": f"JSON.stringify(({fn}).apply(null, {json.dumps(list(args))}))",
-                                         "target": {"context": self.ctx}, "awaitPromise": False})
+        if EXPOSED.search(fn) and not self._eval("!!window.M", False):
+            self._eval(f"({EXPOSE})()", True)
+        return self._eval(f"({fn}).apply(null, {json.dumps(list(args))})", False)
+
+    def _eval(self, expression, wait):
+        r = self.cmd("script.evaluate", {"expression": f"Promise.resolve({expression}).then(JSON.stringify)" if wait
+                                         else f"JSON.stringify({expression})",
+                                         "target": {"context": self.ctx}, "awaitPromise": wait})
         if r.get("type") == "exception":
             raise AssertionError(f"gecko script: {r['exceptionDetails'].get('text')}")
         value = r["result"].get("value")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -9,6 +10,20 @@ import pytest
 
 import shots
 from companion.lang import i18n
+
+# The pages set no globals (their scripts are modules that import each other): a test reaches a module's exports as
+# another module would, by importing it under the page's own URL (the same module, already run), and keeps them on
+# window for its checks (`M.tr`, `window.__phone.view`). Nothing the pages run reads them.
+EXPOSE = """async () => {
+  for (const s of document.querySelectorAll('script[type="module"][src]')) {
+    const m = await import(s.src);
+    Object.assign(window, m);
+    if (m.phone) window.__phone = m.phone;
+  }
+  return true;
+}"""
+EXPOSED = re.compile(r"__phone|\b(M|G|B|BoardMap|Replay|Chart)\.")
+
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -121,6 +136,7 @@ class Device:
         self.ctx = browser.new_context(**opts)
         self.ctx.set_default_timeout(15000)
         self.page = self.ctx.new_page()
+        self.page.add_init_script(f"document.addEventListener('DOMContentLoaded', {EXPOSE})")
         self.frames: list[str] = []
         self.sent: list[str] = []     # every frame the page sent on its sockets (its bids and passes)
         self.posts: list[str] = []    # the path of every POST the page made
@@ -136,6 +152,8 @@ class Device:
 
     def goto(self, path: str) -> None:
         self.page.goto(path if path.startswith("http") else self.server.origin + path)
+        # Until the test's names for the page's modules are set (engines.EXPOSE, run when the document is parsed).
+        self.page.wait_for_function("() => !document.querySelector('script[type=\"module\"]') || !!(window.M || window.BoardMap)")
 
     # -- what the page shows --
 

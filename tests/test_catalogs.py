@@ -23,7 +23,7 @@ from companion.lang import i18n
 
 from companion.lang import learn_text, strings
 from companion.game.errors import MESSAGES
-from pages_helpers import browser  # noqa: F401
+from pages_helpers import EXPOSE, browser  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 POT = catalogs.DIRECTORY / "messages.pot"
@@ -155,6 +155,7 @@ def test_the_page_scripts_evaluate_every_plural_rule_babel_knows(browser, server
     page = browser.new_page()
     try:
         page.goto(server.origin + "/")
+        page.evaluate(EXPOSE)   # app.js's M, as a module would import it
         got = page.evaluate("([exprs, counts]) => exprs.map(e => counts.map(n => M.pluralIndex(e, n)))",
                             [exprs, counts])
     finally:
@@ -171,6 +172,7 @@ def test_pages_and_server_say_the_same_plural_sentences(browser, server, lang): 
     page = ctx.new_page()
     try:
         page.goto(server.origin + "/")
+        page.evaluate(EXPOSE)   # app.js's M, as a module would import it
         # The plural sentences a page carries (companion/lang/page_keys.py); the server's own stay on the server.
         plural = [k for k, v in strings.UI.items() if isinstance(v, tuple) and k in PAGE_KEYS]
         assert len(plural) >= 5

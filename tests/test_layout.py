@@ -270,6 +270,41 @@ def test_page_scripts_are_modules_of_short_functions():
     assert len(modules_) == len(list((ROOT / "static").glob("*.js")))
 
 
+# The one script that is no module: written into the phone's head, it keeps its socket on its own element.
+INLINE_SCRIPTS = {"socket.js"}
+
+
+def test_page_scripts_share_no_globals_and_import_what_they_use():
+    """Issue 38 item 6: each page script is an ES module; one reaches another only by importing what it exports (by a
+    relative name, served under one build: companion/web/static_cache.py), never through window."""
+    scripts = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "static").glob("*.js"))}
+    exported = {}
+    for name, text in scripts.items():
+        for names in re.findall(r"^export \{ ([\w$, ]+) \};$", text, re.M):
+            for one in names.split(", "):
+                exported[one] = name
+    assert {"M", "BoardMap", "phone", "Review", "evening"} <= set(exported), exported
+    wrong = []
+    for name, text in scripts.items():
+        if re.search(r"\bwindow\.[\w$]+\s*=(?!=)", text) or "window.__" in text or "window.M" in text:
+            wrong.append(f"{name}: writes or reads a global on window")
+        if name in INLINE_SCRIPTS:
+            continue
+        imported = dict(re.findall(r'^import \{ ([\w$]+) \} from "\./([\w-]+\.js)";$', text, re.M))
+        for one, source in imported.items():
+            if exported.get(one) != source:
+                wrong.append(f"{name}: imports {one} from {source}, which does not export it")
+        later = set(re.findall(r'\bimport\("\./([\w-]+\.js)"\)', text))   # fetched when first wanted
+        for one, source in exported.items():   # its parts' names (M, G, BoardMap...); "phone" is also a word
+            if source != name and one[0].isupper() and one not in imported and source not in later and re.search(r"(?<![\w$.])" + re.escape(one) + r"\b[.(]", text):
+                wrong.append(f"{name}: uses {one} ({source}) without importing it")
+    assert wrong == []
+    # Loaded as modules by every page (a script loaded as a classic one could not import), under their build.
+    for template in sorted((ROOT / "templates").glob("*.html")):
+        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", template.read_text(encoding="utf-8")):
+            assert 'type="module"' in tag and "url_for('script'" in tag, (template.name, tag)
+
+
 def test_the_script_reader_sees_every_function_and_steps_over_strings():
     # It must be able to fail: a brace in a string, a comment or a regex is no brace; a long function is counted.
     text = ("(function () {\n  var a = '{', b = /[}/]{2}/g; // }\n  /* { */\n  function f(x) {\n" +

@@ -14,7 +14,7 @@ from companion.lang import i18n
 from companion.game.board import board_data
 from companion.game.board import CENTER, PERIPHERAL, TOKEN_KINDS
 from companion.game.setup import random_layout
-from pages_helpers import SHOTS, SITE_JS, browser, devices  # noqa: F401
+from pages_helpers import EXPOSE, SHOTS, SITE_JS, browser, devices  # noqa: F401
 from server_helpers import Phone, create_game, play, seat_and_start
 
 COLORS = ["blue", "red", "white", "gray"]
@@ -91,6 +91,7 @@ def open_page(browser, server, path, size, mobile, lang=None):  # noqa: F811
     ctx = browser.new_context(**opts)
     page = ctx.new_page()
     page.goto(server.origin + path)
+    page.evaluate(EXPOSE)   # the page's modules by the names the checks use (BoardMap, M)
     return ctx, page
 
 

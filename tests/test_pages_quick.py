@@ -41,12 +41,14 @@ def test_the_phone_opens_one_socket_from_its_head_and_takes_its_first_view_from_
     # Opened by static/socket.js, written into the head (no fetch before it), then taken over by app.js: one socket.
     assert sockets == [f"{server.ws_base}/api/games/{gid}/live"]
     assert bert.page.eval_on_selector("head script[data-game]", "s => !s.src && s.text.includes('new WebSocket(')")
-    assert ("GET", "/static/socket.js") not in asked
-    # The page's own scripts come from the head too, deferred, and hold the first paint until they ran.
-    assert bert.page.eval_on_selector_all("head script[src]", "ss => ss.map(s => s.defer && s.blocking.contains("
-                                          "'render') && new URL(s.src).pathname)") == [
-        "/static/map.js", "/static/map-fit.js", "/static/app.js", "/static/glance.js", "/static/board-steps.js",
-        "/static/phone.js", "/static/evening.js", "/static/review.js"]
+    assert not [p for m, p in asked if p.endswith("/socket.js")]
+    # The page's own scripts come from the head too, all named there (fetched side by side, not one import after
+    # another), as modules (deferred), and hold the first paint until they ran.
+    named = bert.page.eval_on_selector_all("head script[src]", "ss => ss.map(s => s.type === 'module' && "
+                                           "s.blocking.contains('render') && new URL(s.src).pathname)")
+    build = named[0].split("/")[3] if named and named[0] else ""
+    assert named == [f"/static/js/{build}/{name}" for name in (
+        "map.js", "map-fit.js", "app.js", "glance.js", "board-steps.js", "phone.js", "evening.js", "review.js")]
     # The view came once, over the socket: no GET of the same view drawn a second time.
     assert ("GET", f"/api/games/{gid}") not in asked
     assert bert.state()["live"] and bert.state()["turn"] is False   # blue (Ann) acts first: Bert's page says so
@@ -54,10 +56,19 @@ def test_the_phone_opens_one_socket_from_its_head_and_takes_its_first_view_from_
 
 
 def test_without_the_early_socket_the_page_opens_its_own(start_server, devices):  # noqa: F811
-    """As on a browser where the head's opener did nothing (socket.js stands back when told earlySocket is false)."""
+    """As on a browser where the head's opener did nothing: its socket cannot be made while the head is parsed."""
     server, gid, bert, view = started(start_server, devices)
     sockets, _ = watch(bert)
-    bert.page.add_init_script("window.earlySocket = false")
+    bert.page.add_init_script("""(() => {
+      const Real = WebSocket;
+      function Refusing(url, protocols) {
+        if (document.readyState === 'loading') throw new Error('no socket while the head is parsed');
+        return new Real(url, protocols);
+      }
+      Refusing.prototype = Real.prototype;
+      Object.assign(Refusing, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+      window.WebSocket = Refusing;
+    })()""")
     bert.goto(f"/g/{gid}")
     bert.wait_seq(view["seq"])
     bert.page.wait_for_timeout(500)
