@@ -44,7 +44,7 @@ def _cached(game: Game) -> _Cached:
 
 def public(game: Game) -> dict:
     """What the whole table may see; rebuilt once per change."""
-    storage = game.session.storage()
+    storage = game.session.storage
     cached = _cached(game)
     made = cached.made
     if made is not None and made[0] == game.rev and made[1]["storage"] == storage:

@@ -65,3 +65,21 @@ def test_an_offline_seat_is_counted_gone_by_the_absences_the_game_was_given():
     assert [p["color"] for p in seen["players"] if p.get("gone")] == [to_act]
     other = next(c for c in game.colors if c != to_act)
     assert json.loads(views.view_json(game, game.devices[other]))["seat_waits"] == {to_act: 0}
+
+
+def test_a_session_holds_values_only_never_a_call_back_into_the_table():
+    """Issue 38 item 4: what a session says (the storage notice among it) is data the table set, so the views read
+    it without calling up a layer; the absences are asked through their own part (model/absences.py)."""
+    import dataclasses
+    import typing
+
+    from companion.model.session import Session
+
+    hints = typing.get_type_hints(Session)
+    called = [f.name for f in dataclasses.fields(Session)
+              if "Callable" in str(hints[f.name]) or callable(f.default)]
+    assert called == []
+    notice = {"key": "storage_full"}
+    game = played_alone(3, 4)
+    game.session.storage = notice
+    assert views.public(game)["storage"] == notice

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 from companion.model.absences import Absences
 
@@ -10,7 +10,8 @@ from companion.model.absences import Absences
 @dataclass
 class Session:
     """What a restart voids: codes, asks and moves under way, who is offline, the screens, how long each phone has
-    been gone and what the storage says (each given by the table when it makes the game: companion/table/memory.py).
+    been gone and what the storage says (given by the table when it makes the game, companion/table/memory.py, and
+    the storage notice set again by the one path, companion/table/commit.py, whenever it changes).
 
     Never in the log, so replaying the log never brings back a code, an ask or a half-made move.
     """
@@ -30,5 +31,5 @@ class Session:
     replay: Optional[tuple] = None                       # (seq, the replay as sent): worked out once per finished game
     show_review: bool = False                            # the host shows the Pi's review on the table screen
     absences: Absences = field(default_factory=Absences)  # how long each device has been gone (absences.py)
-    storage: Callable[[], Optional[dict]] = lambda: None  # what every screen says of the storage (store/notice.py)
+    storage: Optional[dict] = None                       # what every screen says of the storage (store/notice.py)
     pi_held: Optional[tuple] = None                      # (actions, colour, action): the Pi's act held for the board

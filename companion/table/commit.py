@@ -51,6 +51,7 @@ class OnePath:
                  absences: Absences):
         self.store, self.hub, self.leds, self.pi, self.timers = store, hub, leds, pi, timers
         self.shelf, self.absences = shelf, absences
+        self.notice = self.storage_notice()   # as every game's session holds it (set again when it changes)
 
     def commit(self, game: Game, event: events.Event, device: Optional[str],
                call_ended: bool = False, after: Optional[State] = None) -> str:
@@ -74,6 +75,7 @@ class OnePath:
         game.mutate(event, device, after)
         if self.storage_notice() != was:
             self.storage_changed()       # room again, or a lost action played again
+            game.session.storage = self.notice   # this game's views, told below, say it at once
         self.recount(game)
         shelf = self.shelf
         before = shelf.current
@@ -106,8 +108,9 @@ class OnePath:
         return storage_notice(self.store, self.shelf.seq_of)
 
     def storage_changed(self) -> None:
-        """The storage notice came or went: every game in memory sends its views again (each under its own lock,
-        on the timers' thread: a commit holding one game's lock never waits for another's)."""
+        """The storage notice came or went: every game in memory takes it and sends its views again (each under its
+        own lock, on the timers' thread: a commit holding one game's lock never waits for another's)."""
+        self.notice = self.storage_notice()
         for gid in list(self.shelf.games):
             self.timers.soon(("storage", gid), partial(self.retell, gid))
 
@@ -129,6 +132,7 @@ class OnePath:
         game = self.shelf.games.get(gid)
         if game is not None:
             with game.lock:
+                game.session.storage = self.notice   # the latest notice, whatever else the views are told for
                 self.changed(game)
 
     def recount(self, game: Game, live: Optional[set] = None) -> bool:

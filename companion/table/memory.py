@@ -191,7 +191,7 @@ class Games:
         """A game with the table's hooks: its screens, how long a device has been gone, the storage notice."""
         game = Game(gid)
         game.session = Session(displays=self.displays, kiosks=self.kiosks, absences=self.absences,
-                               storage=self.path.storage_notice)
+                               storage=self.path.notice)
         return game
 
     def lost_game(self) -> Optional[Game]:
