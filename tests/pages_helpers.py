@@ -135,8 +135,9 @@ class Device:
             opts["locale"] = lang
         self.ctx = browser.new_context(**opts)
         self.ctx.set_default_timeout(15000)
+        # On the context: a page opened later in it (a new tab of the same phone) has the test's names too.
+        self.ctx.add_init_script(f"document.addEventListener('DOMContentLoaded', {EXPOSE})")
         self.page = self.ctx.new_page()
-        self.page.add_init_script(f"document.addEventListener('DOMContentLoaded', {EXPOSE})")
         self.frames: list[str] = []
         self.sent: list[str] = []     # every frame the page sent on its sockets (its bids and passes)
         self.posts: list[str] = []    # the path of every POST the page made
