@@ -53,7 +53,8 @@ def test_a_script_under_todays_build_is_kept_a_year_and_under_any_other_revalida
     assert kept.getheader("Cache-Control") == "public, max-age=31536000, immutable"
     assert b"export { M };" in gzip.decompress(kept.body)
     assert kept.getheader("Content-Type").startswith("text/javascript")   # a module must be served as script
-    assert kept.getheader("Content-Disposition") is None   # a page's dozen files without 40 bytes each said for nothing
+    assert kept.getheader("Content-Disposition") is None   # 40 bytes said for nothing
+    assert kept.getheader("Last-Modified") is None         # never revalidated under this name: no date to do it by
     old = fetch(server, "/static/js/0123456789ab/app.js", {})
     assert old.status == 200 and old.getheader("Cache-Control") == "no-cache", old.getheader("Cache-Control")
     for wrong in (f"/static/js/{build}/app.css", f"/static/js/{build}/nothing.js", f"/static/js/{build}/..%2Fapp.js",
