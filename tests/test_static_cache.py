@@ -20,7 +20,7 @@ def build_of_scripts() -> str:
 def test_every_page_names_its_scripts_and_styles_by_their_content(server):
     gid = create_game(Phone(server), ("blue", "red"), seed=2)
     build = build_of_scripts()
-    for path in ("/", "/table", f"/g/{gid}", "/history", f"/learn"):
+    for path in ("/", "/table", f"/g/{gid}", "/history", "/learn"):
         page = fetch(server, path, {}).body.decode()
         # Every mention counts, an attribute's list included (the table names the replay's style for later).
         styles = re.findall(r'/static/([^"?\s/]+)\?v=([0-9a-f]+)', page)

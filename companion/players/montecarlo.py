@@ -7,7 +7,7 @@ reproducible from its seed.
 
 - `mc`: worlds drawn uniformly; every candidate (pass, each neighborhood at the lowest legal value, a few higher
   values on the three most promising) gets the same number of playouts; the best mean final margin wins.
-- `strong`: worlds weighted by how each opponent has built (search._guess_cards); the candidates first ranked
+- `strong`: worlds weighted by how each opponent has built (search.guess_cards); the candidates first ranked
   by the old search's look at the call and cut to the most promising; playouts spent by successive halving (the
   worse half dropped each round, so the close ones get most of the budget); a rollout policy that also values
   steps towards its objectives; the utility is the final margin plus a bonus for winning.
@@ -92,8 +92,8 @@ def _uniform_worlds(seen: State, me: int, rng: random.Random, count: int) -> lis
 
 
 def _weighted_worlds(seen: State, me: int, rng: random.Random, count: int) -> list:
-    table = search._Table(seen, load_board())
-    return [search._guess_cards(seen, me, table, rng) for _ in range(count)]
+    table = search.Facts(seen, load_board())
+    return [search.guess_cards(seen, me, table, rng) for _ in range(count)]
 
 
 class _Runner:

@@ -41,7 +41,7 @@ STRONG = Style(worlds=4, nodes=500, depth=4, starts=10)
 NORMAL = Style(worlds=1, nodes=20, depth=1, starts=4, potential=0.0, tempo=0.0)
 
 
-class _Table:
+class Facts:
     """Facts of the position shared by every world: hands before the call, open neighborhoods, public points."""
 
     def __init__(self, seen: State, board: Board):
@@ -122,7 +122,7 @@ class _Table:
 class _World:
     """One guess at every seat's secret cards: private points and objective potential per seat."""
 
-    def __init__(self, table: _Table, cards: list, style: Style):
+    def __init__(self, table: Facts, cards: list, style: Style):
         self.t, self.cards, self.style = table, cards, style
         self.private = [self._private(i, table.mine[i], table.open) for i in range(table.n)]
         self._leaf: dict = {}
@@ -220,7 +220,7 @@ def _potential(board: Board, area: str, mine: set, open_: frozenset) -> float:
     return 0.0
 
 
-def _guess_cards(seen: State, me: int, table: _Table, rng: random.Random) -> list:
+def guess_cards(seen: State, me: int, table: Facts, rng: random.Random) -> list:
     """The others' secret cards drawn from the unseen decks, each card weighted by how its holder has built."""
     board = table.board
     color = seen.setup.seats[me].color
@@ -311,7 +311,7 @@ class _Search:
         return best
 
 
-def _root_actions(seen: State, me: int, table: _Table, world: _World, style: Style) -> list:
+def _root_actions(seen: State, me: int, table: Facts, world: _World, style: Style) -> list:
     """The decisions looked at: pass when allowed, and a few values on the most promising neighborhoods."""
     board = table.board
     legal = legal_actions(seen, board)
@@ -335,8 +335,8 @@ def weigh(seen: State, color: str, rng: random.Random, style: Style, include=())
     """[(action, mean utility over the worlds)] for the decisions looked at, then each of `include` not among them."""
     board = load_board()
     me = seen.seat(color)
-    table = _Table(seen, board)
-    worlds = [_World(table, _guess_cards(seen, me, table, rng), style) for _ in range(style.worlds)]
+    table = Facts(seen, board)
+    worlds = [_World(table, guess_cards(seen, me, table, rng), style) for _ in range(style.worlds)]
     actions = _root_actions(seen, me, table, worlds[0], style)
     budget = max(style.nodes // max(len(actions), 1), 4)   # the same effort for every decision looked at
     actions += [a for a in dict.fromkeys(include) if a not in actions]
