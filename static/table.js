@@ -257,6 +257,10 @@ import { Review } from "./review.js";
     if (!right) return;
     shrink(right.querySelector(".secrets"), 0.75, true, right);
     shrink($("tonight"), 0.7, true, right);
+    // A tie's longer sentence under the winner (tie on points: most buildings wins) can still leave too little: the
+    // winner's name, the largest type on the screen, gives way last.
+    var names = right.querySelectorAll(".wname");
+    for (var k = 0; k < names.length && right.scrollHeight > right.clientHeight + 1; k++) shrink(names[k], 0.5, true, right);
     // The chart and the awards take what the tally leaves; when the tally's type would go below 80 % for them, the
     // chart alone: beside, under tonight's standings, when they leave 15 vh; else under the tally, smaller (table.css).
     var extra = left.querySelector(".endextra"), last = right.lastElementChild;

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from companion.lang import i18n
-from pages_helpers import SHOTS, browser  # noqa: F401  (the module's browser fixture)
+from pages_helpers import EXPOSE, SHOTS, browser  # noqa: F401  (the module's browser fixture)
 from table_scenes import LONG, finished, seated
 from test_pages_glance import INSIDE_JS, LAYOUT_JS
 
@@ -131,6 +131,30 @@ def test_with_reduced_motion_everything_shows_at_once_at_the_same_sizes(browser,
             ctx.close()
 
 
+def test_a_tie_s_longer_sentence_under_the_winner_still_fits_every_size(browser, server, over):  # noqa: F811
+    """Rulebook, End of the game: "In case of a tie, the tied player with the most buildings constructed wins." The
+    winner's box then says so in a longer sentence. The deal is random, so a tie comes when it comes (one full run
+    drew one: the right column clipped by 13 px at 1920x1080 and tonight's standings pushed off the screen). Here the
+    sentence is the tie's in every game: the page's own strings (app.js's M.S, as the page reads them) are given
+    the tie's sentence and the show drawn again."""
+    figures = []
+    tie = i18n.t("en", "tiebreak_buildings")
+    for size in [(1920, 1080), (1280, 720), (1024, 600)]:
+        ctx, page = table(browser, server, size, motion="reduce")
+        try:
+            page.evaluate(EXPOSE)
+            page.evaluate("""tie => { M.S.ui.tiebreak_points = M.S.ui.tiebreak_shared = tie;
+                                      dispatchEvent(new Event('resize')); }""", tie)
+            page.wait_for_function("tie => document.querySelector('#end .tiebreak').textContent === tie", arg=tie)
+            page.wait_for_timeout(300)
+            if size in LEAST:
+                check_sizes(page, size, over["view"], figures)
+            problems = page.evaluate(LAYOUT_JS, {"noScroll": True})
+            assert not problems, (size, problems)
+        finally:
+            ctx.close()
+
+
 def test_the_hosts_phone_skips_the_show_and_no_phone_waits_for_it(browser, server, over):  # noqa: F811
     gid, phones = over["gid"], over["phones"]
     ctx, page = table(browser, server, (1280, 720))
@@ -174,16 +198,38 @@ def test_the_hosts_phone_skips_the_show_and_no_phone_waits_for_it(browser, serve
         ctx.close()
 
 
+def watch_requests(page) -> tuple[list, list]:
+    """Every request the page finished, and every one that failed. Their sizes are asked for once the page is idle,
+    not inside the event: in one full run the phone's page was counted with 4 of its 14 answers, its scripts missing
+    though they had run (whatever stopped the counting, a size asked for and refused is now an error of its own)."""
+    done, failed = [], []
+    page.on("requestfinished", lambda r: done.append(r))
+    page.on("requestfailed", lambda r: failed.append((r.url, r.failure)))
+    return done, failed
+
+
+def all_counted(page, done: list) -> None:
+    """Until every answer the page itself records (its document and each resource it fetched) has been counted."""
+    for _ in range(100):
+        if len(done) >= page.evaluate("() => performance.getEntriesByType('resource').length + 1"):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{len(done)} answers counted; the page fetched more: "
+                         f"{page.evaluate('() => performance.getEntriesByType(`resource`).map(e => e.name)')}")
+
+
 def test_the_table_page_with_its_assets_stays_under_60_kb_gzipped(browser, server, over, capsys):  # noqa: F811
     """The project's budget for a page: everything the table screen loads at the end of a game, as sent (gzip)."""
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     try:
         page = ctx.new_page()
-        sent = []
-        page.on("requestfinished", lambda r: sent.append((r.url, r.sizes()["responseBodySize"])))
+        done, failed = watch_requests(page)
         page.goto(server.origin + "/table")
         page.wait_for_selector("#end[data-reveal]")
         page.wait_for_load_state("networkidle")
+        all_counted(page, done)
+        sent = [(r.url, r.sizes()["responseBodySize"]) for r in done]
+        assert failed == []
         total = sum(n for _, n in sent)
         with capsys.disabled():
             print(f"\n/table at the end: {len(sent)} responses, {total / 1024:.1f} KB as sent")
@@ -199,11 +245,13 @@ def test_a_seated_phone_page_with_its_assets_stays_under_60_kb_gzipped(browser, 
     try:
         ctx.add_cookies([{"name": c.name, "value": c.value, "url": server.origin} for c in over["phones"]["red"].jar])
         page = ctx.new_page()
-        sent = []
-        page.on("requestfinished", lambda r: sent.append((r.url, r.sizes()["responseBodySize"])))
+        done, failed = watch_requests(page)
         page.goto(f"{server.origin}/g/{over['gid']}")
         page.wait_for_selector("#end:not([hidden]) tr.tot")
         page.wait_for_load_state("networkidle")
+        all_counted(page, done)
+        sent = [(r.url, r.sizes()["responseBodySize"]) for r in done]
+        assert failed == []
         total = sum(n for _, n in sent)
         with capsys.disabled():
             print(f"\n/g/<id> seated at the end: {len(sent)} responses, {total / 1024:.1f} KB as sent")
