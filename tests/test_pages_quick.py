@@ -48,7 +48,7 @@ def test_the_phone_opens_one_socket_from_its_head_and_takes_its_first_view_from_
                                            "s.blocking.contains('render') && new URL(s.src).pathname)")
     build = named[0].split("/")[3] if named and named[0] else ""
     assert named == [f"/static/js/{build}/{name}" for name in (
-        "map.js", "map-fit.js", "app.js", "glance.js", "board-steps.js", "phone.js", "evening.js", "review.js")]
+        "map.js", "map-fit.js", "app.js", "glance.js", "board-steps.js", "evening.js", "review.js", "phone.js")]
     # The view came once, over the socket: no GET of the same view drawn a second time.
     assert ("GET", f"/api/games/{gid}") not in asked
     assert bert.state()["live"] and bert.state()["turn"] is False   # blue (Ann) acts first: Bert's page says so

@@ -18,10 +18,12 @@ def view_response(text: str) -> Response:
     return Response(text, mimetype="application/json")
 
 
-# The phone's page scripts, in the order its template loads them (phone.html loops over this list): its strings are
-# theirs alone (socket.js is written into the page). The other pages carry every script's strings.
-SCRIPTS = {"phone": ("map.js", "map-fit.js", "app.js", "glance.js", "board-steps.js", "phone.js", "evening.js",
-                     "review.js")}
+# The phone's page scripts, in the order its template names them (phone.html loops over this list): each module
+# after those it imports, phone.js (which draws the first live view) last, so no script is left to run between that
+# view and the first paint. Its strings are theirs alone (socket.js is written into the page). The other pages carry
+# every script's strings.
+SCRIPTS = {"phone": ("map.js", "map-fit.js", "app.js", "glance.js", "board-steps.js", "evening.js", "review.js",
+                     "phone.js")}
 
 
 def page_context(page: str, **extra) -> dict:
