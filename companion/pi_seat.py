@@ -21,9 +21,9 @@ from companion import players, think
 from companion.game.setup import area_deck
 from companion.game.state import COLORS, NEIGHBORHOOD_CARDS, Action, State
 from companion.lang import i18n
+from companion.model.game import Game
 from companion.model.seats import level_of, name_for
 from companion.store.history import fold
-from companion.model.game import Game
 
 log = logging.getLogger(__name__)
 

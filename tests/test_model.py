@@ -3,13 +3,16 @@ and the views reading it as they read one at a table. It fails if the model reac
 anything (a callback the table alone could answer) or the views need more than the game."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+import typing
 
 from companion import players, views
 from companion.game.rules import apply
 from companion.model.absences import Absences
 from companion.model.game import Game, action_of
+from companion.model.session import Session
 from companion.players.match import random_setup
 from companion.store import events
 
@@ -70,11 +73,6 @@ def test_an_offline_seat_is_counted_gone_by_the_absences_the_game_was_given():
 def test_a_session_holds_values_only_never_a_call_back_into_the_table():
     """Issue 38 item 4: what a session says (the storage notice among it) is data the table set, so the views read
     it without calling up a layer; the absences are asked through their own part (model/absences.py)."""
-    import dataclasses
-    import typing
-
-    from companion.model.session import Session
-
     hints = typing.get_type_hints(Session)
     called = [f.name for f in dataclasses.fields(Session)
               if "Callable" in str(hints[f.name]) or callable(f.default)]

@@ -51,7 +51,7 @@ class OnePath:
                  absences: Absences):
         self.store, self.hub, self.leds, self.pi, self.timers = store, hub, leds, pi, timers
         self.shelf, self.absences = shelf, absences
-        self.notice = self.storage_notice()   # as every game's session holds it (set again when it changes)
+        self.notice = self.storage_notice()   # as every game's session holds it (note_storage: when it changes)
 
     def commit(self, game: Game, event: events.Event, device: Optional[str],
                call_ended: bool = False, after: Optional[State] = None) -> str:
@@ -65,17 +65,14 @@ class OnePath:
             also = history.record_play(summary(game, game.state, "abandoned"), game.seq + 1)
         elif isinstance(event, events.Undo) and game.phase == "finished":
             also = history.forget_play(game.id)
-        was = self.storage_notice()
         try:
             self.store.append(game.id, game.seq + 1, kind, body, device, also=also)
         except BaseException:
-            if self.storage_notice() != was:
-                self.storage_changed()   # a full disk: every screen says so, not only this device
+            self.note_storage()   # a full disk: every screen says so, not only this device
             raise
         game.mutate(event, device, after)
-        if self.storage_notice() != was:
-            self.storage_changed()       # room again, or a lost action played again
-            game.session.storage = self.notice   # this game's views, told below, say it at once
+        self.note_storage()       # room again, or a lost action played again
+        game.session.storage = self.notice   # this game's views, told below, say it at once
         self.recount(game)
         shelf = self.shelf
         before = shelf.current
@@ -107,21 +104,23 @@ class OnePath:
         """What every screen says about the storage (companion/store/notice.py), or None."""
         return storage_notice(self.store, self.shelf.seq_of)
 
-    def storage_changed(self) -> None:
-        """The storage notice came or went: every game in memory takes it and sends its views again (each under its
-        own lock, on the timers' thread: a commit holding one game's lock never waits for another's)."""
-        self.notice = self.storage_notice()
+    def note_storage(self) -> None:
+        """The storage notice found again after a write: when it came or went, every game in memory takes it and
+        sends its views again (each under its own lock, on the timers' thread: a commit holding one game's lock
+        never waits for another's)."""
+        notice = self.storage_notice()
+        if notice == self.notice:
+            return
+        self.notice = notice
         for gid in list(self.shelf.games):
             self.timers.soon(("storage", gid), partial(self.retell, gid))
 
     def noting_storage(self, write):
         """A write beside the games that finds the disk full (or room again) tells every screen, as a game's does."""
-        was = self.storage_notice()
         try:
             return write()
         finally:
-            if self.storage_notice() != was:
-                self.storage_changed()
+            self.note_storage()
 
     def tell_at_expiry(self, game: Game, code: Code) -> None:
         """A code on a screen (a seat's move, an ask, a host claim) leaves it when it expires, not at the next change."""
