@@ -1,7 +1,6 @@
 """Blueprint: the JSON API and the live socket. Requests are checked here; `table` does the rest."""
 from __future__ import annotations
 
-import gzip
 import json
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
@@ -14,7 +13,7 @@ from companion.game.setup import check_saved_layout
 from companion.live.wsloop import HandshakeError, accept_headers
 from companion.pi.netaddr import join_url, no_network, start_url
 from companion.web import hint_text
-from companion.web.compress import LEVEL, wants_gzip
+from companion.web.compress import gzipped
 from companion.web.device import address, current_table, lang
 from companion.web.errors import refuse
 from companion.web.fields import (ACTION_FIELDS, GAME_FIELDS, INT, NAME, OBJ, OPT_STR, STR, TRUE, action_fields, payload,
@@ -281,12 +280,7 @@ def record(gid: str):
 def replay(gid: str):
     """A finished game action by action (docs/API.md, "Replay"); 409 not_finished for every device until the end.
     Sent gzipped to a browser that asks (views are not: they are small and many): 22 KB of JSON, 2 KB so."""
-    response = jsonify(current_table().replay(gid))
-    if wants_gzip(request):
-        response.set_data(gzip.compress(response.get_data(), LEVEL, mtime=0))
-        response.headers["Content-Encoding"] = "gzip"
-        response.headers.add("Vary", "Accept-Encoding")
-    return response
+    return gzipped(request, jsonify(current_table().replay(gid)))
 
 
 @bp.post("/games/<gid>/replay/show")

@@ -75,6 +75,16 @@ def compress(request: Request, response: Response) -> Response:
     return response
 
 
+def gzipped(request: Request, response: Response) -> Response:
+    """An API answer sent once and large (a replay, BG Stats' links), gzipped for a browser that asks. Views are
+    not: they are small and many, and a bid's answer is on the hot path."""
+    if wants_gzip(request):
+        response.set_data(gzip.compress(response.get_data(), LEVEL, mtime=0))
+        response.headers["Content-Encoding"] = "gzip"
+        response.headers.add("Vary", "Accept-Encoding")
+    return response
+
+
 def init_app(app: Flask) -> None:
     from flask import request
 

@@ -7,6 +7,7 @@ from companion import views
 from companion.errors import Refused
 from companion.limits import ID_LENGTH
 from companion.store import history
+from companion.web.compress import gzipped
 from companion.web.device import current_table
 from companion.web.fields import NAME, payload
 from companion.web.render import page_context, render_page
@@ -68,4 +69,4 @@ def bgstats(gid: str):
         if entry is not None and entry["status"] == "abandoned":
             raise Refused(409, "bgstats_abandoned")   # not "once the game is over": it is over, and never will be
         raise Refused(409 if current_table().find(gid[:ID_LENGTH]) else 404, "not_finished")
-    return jsonify(links)
+    return gzipped(request, jsonify(links))   # 3.5 KB of links, about 1 KB so: asked once, at the end
