@@ -257,10 +257,6 @@ import { Review } from "./review.js";
     if (!right) return;
     shrink(right.querySelector(".secrets"), 0.75, true, right);
     shrink($("tonight"), 0.7, true, right);
-    // A tie's longer sentence under the winner (tie on points: most buildings wins) can still leave too little: the
-    // winner's name, the largest type on the screen, gives way last.
-    var names = right.querySelectorAll(".wname");
-    for (var k = 0; k < names.length && right.scrollHeight > right.clientHeight + 1; k++) shrink(names[k], 0.5, true, right);
     // The chart and the awards take what the tally leaves; when the tally's type would go below 80 % for them, the
     // chart alone: beside, under tonight's standings, when they leave 15 vh; else under the tally, smaller (table.css).
     var extra = left.querySelector(".endextra"), last = right.lastElementChild;
@@ -276,6 +272,14 @@ import { Review } from "./review.js";
     all = document.querySelectorAll("#end .scard b, #end .skinds small");
     for (i = 0; i < all.length; i++) wordFit(all[i], 0.02 * innerHeight);
     stripe(left.querySelector(".scores"));
+    winnerGivesWay(right);
+  }
+  /* A tie's longer sentence under the winner (tie on points: most buildings wins) can still leave the right column
+     too little once everything else is at its floor (the cards' words broken last): the winner's name, the largest
+     type on the screen, gives way. */
+  function winnerGivesWay(right) {
+    var names = right.querySelectorAll(".wname"), over = function () { return right.scrollHeight > right.clientHeight + 1; };
+    for (var k = 0; k < names.length && over(); k++) shrink(names[k], 0.5, true, right);
   }
   /* A card's name or kind: whole words, smaller, but never under `px` (2 vh: 21.6 px at 1080p); a word still too wide
      there (German: "Umgebungszielkarte") breaks between syllables, with a hyphen. */
