@@ -67,6 +67,27 @@ def test_a_body_without_a_field_its_kind_always_had_is_unreadable():
             raise AssertionError(f"{kind} read without {key}")
 
 
+def test_an_event_is_never_changed_and_reads_its_fields_in_the_order_declared():
+    """Undo, seat moves and host changes append, never rewrite: an event once made refuses a change of any field;
+    a kind's fields follow its bases' (a setup's options first), each once, as the bodies list them."""
+    event = events.of("seat", {"color": "red", "name": "Ann"})
+    for change in (lambda: setattr(event, "name", "Bob"), lambda: setattr(event, "data", {}),
+                   lambda: delattr(event, "color")):
+        try:
+            change()
+        except AttributeError as e:
+            assert str(e) == "an event is never changed: the log is append-only"
+        else:
+            raise AssertionError("an event was changed")
+    assert (event.color, event.name, event.new) == ("red", "Ann", False)
+    assert repr(event) == "Seat(color='red', name='Ann', new=False)"
+    names = [name for name, _, _ in events.Create.FIELDS]
+    assert names[:8] == ["mode", "players", "removed_districts", "tokens", "deal", "layout", "hints", "pace"]
+    assert len(names) == len(set(names)) == 14
+    assert ("from_game", "from", None) in events.Create.FIELDS and ("passes", "pass", False) in events.Action.FIELDS
+    assert events.Tally.FIELDS == ()
+
+
 def test_every_kind_has_its_handler_and_an_unknown_kind_is_refused():
     assert set(EVENTS) == set(events.KINDS.values()) and len(events.KINDS) == 21
     try:

@@ -11,37 +11,53 @@ reads a list built here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Dict, Optional, Tuple, Type
 
 REQUIRED: Any = object()   # a field every body of its kind has had since the kind existed
 
 
-def _key(name: str) -> Dict[str, str]:
-    """A field stored under another key (a Python keyword: "from", "pass")."""
-    return {"key": name}
+class Stored:
+    """A field stored under another key (a Python keyword: "from", "pass"), and its default."""
+    __slots__ = ("key", "default")
+
+    def __init__(self, key: str, default: Any):
+        self.key, self.default = key, default
 
 
-@dataclass(frozen=True, eq=False)
 class Event:
-    """One logged event: its kind (a class fact), its body as the log keeps it, its fields as read from the body."""
+    """One logged event: its kind (a class fact), its body as the log keeps it, its fields as read from the body.
+
+    Plain classes rather than dataclasses: each field is a class annotation with its default, read once per kind
+    by `_kind` into `FIELDS`. Making the 24 kinds as frozen dataclasses was 13 ms of a 280 ms start (every class's
+    methods written as source and compiled), and reading `fields()` again at every event made a bid slower."""
     kind: ClassVar[str] = ""
     changes_seats: ClassVar[bool] = False    # a device's change of seats or setup (Game.changes counts them)
     enters_board: ClassVar[bool] = False     # an entry of a board scored without the app (Game.entries counts them)
     claims_seat: ClassVar[bool] = False      # a device takes a seat: the log's index of a device's seats
     clocks_play: ClassVar[bool] = False      # the play's clock starts again from it (the history's duration)
-    data: dict = field(default_factory=dict, repr=False)
+    FIELDS: ClassVar[Tuple[Tuple[str, str, Any], ...]] = ()   # (field, its key in the body, its default)
 
-    def __post_init__(self) -> None:
-        for f in fields(self)[1:]:
-            key = f.metadata.get("key", f.name)
-            if key in self.data:
-                value = self.data[key]
-            elif f.default is REQUIRED:
+    def __init__(self, data: Optional[dict] = None) -> None:
+        data = {} if data is None else data
+        put = object.__setattr__
+        put(self, "data", data)
+        for name, key, default in self.FIELDS:
+            if key in data:
+                value = data[key]
+            elif default is REQUIRED:
                 raise ValueError(f"a {self.kind} event without {key!r}")
             else:
-                value = f.default
-            object.__setattr__(self, f.name, value)
+                value = default
+            put(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("an event is never changed: the log is append-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("an event is never changed: the log is append-only")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n, _, _ in self.FIELDS)})"
 
     @classmethod
     def from_body(cls, body: dict) -> "Event":
@@ -54,17 +70,30 @@ class Event:
 KINDS: Dict[str, Type[Event]] = {}   # in the order the kinds were added (the schema's index lists follow it)
 
 
+def _fields(cls: type) -> Tuple[Tuple[str, str, Any], ...]:
+    """Every annotated field of the class and its bases, in the order first declared (a redeclared one keeps its
+    place and takes the newer default), as dataclasses would order them."""
+    out: Dict[str, Tuple[str, str, Any]] = {}
+    for klass in reversed(cls.__mro__):
+        for name, note in vars(klass).get("__annotations__", {}).items():
+            if str(note).startswith("ClassVar") or name not in vars(klass):
+                continue
+            default = vars(klass)[name]
+            out[name] = (name, default.key, default.default) if isinstance(default, Stored) else (name, name, default)
+    return tuple(out.values())
+
+
 def _kind(name: str, **facts):
     def make(cls):
         cls.kind = name
         for fact, value in facts.items():
             setattr(cls, fact, value)
-        KINDS[name] = dataclass(frozen=True, eq=False)(cls)
-        return KINDS[name]
+        cls.FIELDS = _fields(cls)
+        KINDS[name] = cls
+        return cls
     return make
 
 
-@dataclass(frozen=True, eq=False)
 class _Options(Event):
     """A game's setup as the host chose it (companion/table/lobby.py check_options)."""
     mode: str = REQUIRED
@@ -80,7 +109,7 @@ class _Options(Event):
 @_kind("create")
 class Create(_Options):
     shown: Optional[bool] = None    # the table display took it (None: a log from before the choice: it did)
-    from_game: Optional[str] = field(default=None, metadata=_key("from"))   # the game it is the rematch of
+    from_game: Optional[str] = Stored("from", None)   # the game it is the rematch of
     board: bool = False             # a board scored without the app
     names: Optional[dict] = None
     seats: Optional[dict] = None    # {color: [name, device]} carried over from the game before
@@ -128,7 +157,7 @@ class Start(Event):
 @_kind("action")
 class Action(Event):
     player: str = REQUIRED
-    passes: bool = field(default=False, metadata=_key("pass"))
+    passes: bool = Stored("pass", False)
     bid: Optional[str] = None
     value: Optional[int] = None
     by_host: bool = False
