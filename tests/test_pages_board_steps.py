@@ -216,6 +216,11 @@ def test_after_an_undo_every_screen_lists_what_to_put_back_until_done_on_the_boa
         done = ann.page.locator("#board-done").bounding_box()
         map_box = ann.page.locator(".mapwrap").bounding_box()
         assert box and 0 <= box["top"] < 120 and box["bottom"] <= map_box["y"], (w, h, box, map_box)
+        # Seen once in a full run under load: the list drawn and no button. What the page held then, to say why.
+        assert done is not None, (w, h, ann.page.evaluate(
+            "() => [document.getElementById('board-steps').outerHTML.slice(0, 600), JSON.stringify("
+            "{seq: window.__phone.view.seq, you: window.__phone.view.you, phase: window.__phone.view.phase,"
+            " pending: window.__phone.view.board_pending})]"))
         assert done["y"] > box["top"] and ann.visible("#board-done"), (w, h, done)   # under the list it confirms
         assert ann.page.evaluate("() => document.documentElement.scrollWidth") <= w
         ann.shot(f"phone-undo-steps-{w}x{h}")
