@@ -86,6 +86,15 @@ def test_an_event_is_never_changed_and_reads_its_fields_in_the_order_declared():
     assert len(names) == len(set(names)) == 14
     assert ("from_game", "from", None) in events.Create.FIELDS and ("passes", "pass", False) in events.Action.FIELDS
     assert events.Tally.FIELDS == ()
+    try:   # a field with no default is refused when its kind is made, not skipped (it would never be read)
+        @events._kind("no_default")
+        class NoDefault(events.Event):
+            color: str
+    except TypeError as e:
+        assert str(e) == "NoDefault.color has no default: give it one, or REQUIRED"
+    else:
+        raise AssertionError("a field without a default was taken")
+    assert "no_default" not in events.KINDS
 
 
 def test_every_kind_has_its_handler_and_an_unknown_kind_is_refused():

@@ -76,8 +76,10 @@ def _fields(cls: type) -> Tuple[Tuple[str, str, Any], ...]:
     out: Dict[str, Tuple[str, str, Any]] = {}
     for klass in reversed(cls.__mro__):
         for name, note in vars(klass).get("__annotations__", {}).items():
-            if str(note).startswith("ClassVar") or name not in vars(klass):
+            if str(note).startswith("ClassVar"):
                 continue
+            if name not in vars(klass):   # a dataclass would refuse it too; skipped, it would never be read
+                raise TypeError(f"{cls.__name__}.{name} has no default: give it one, or REQUIRED")
             default = vars(klass)[name]
             out[name] = (name, default.key, default.default) if isinstance(default, Stored) else (name, name, default)
     return tuple(out.values())
