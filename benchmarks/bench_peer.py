@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(HERE))
 
 import simple_websocket  # noqa: E402
+from ws_listen import Listeners  # noqa: E402
 
 from bench_server import Poster, cpu_seconds, pct, smaps  # noqa: E402
 from server_helpers import COMPANION, LiveServer, Phone, Socket, create_game, free_port, seat_and_start  # noqa: E402
@@ -105,6 +106,7 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 DURABLE_PEER: list = []   # the peer's SQLite file, with --durable-peer
+THREADED: list = []       # with --threaded-listeners: a thread per socket parsing each view (the older instrument)
 OVER_SOCKET: list = []    # with --socket: the companion's bids go over the phone's live socket, not a POST
 
 
@@ -157,6 +159,33 @@ def with_bytecode() -> None:
 
 
 def peer_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
+    if THREADED:
+        return peer_bids_threaded(prefix, bids, folder)
+    port = free_port()
+    proc, _, _ = launch(peer_cmd(port), prefix, folder / "peer.log")
+    ears = Listeners()
+    try:
+        socks = [ears.add(port, "/live", {}) for _ in range(8)]
+        for i in socks:
+            ears.arrival(i, 0)
+        memory = smaps(proc.pid)
+        cpu = cpu_seconds(proc.pid)
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        lat = []
+        for _ in range(bids):
+            t0 = time.perf_counter()
+            conn.request("POST", "/api/bid", "{}", {"Content-Type": "application/json"})
+            r = conn.getresponse()
+            seq = int(json.loads(r.read())["seq"])
+            lat.append(max(ears.arrival(i, seq) for i in socks) - t0)
+        cpu = cpu_seconds(proc.pid) - cpu
+        return lat, memory, cpu / bids
+    finally:
+        ears.close()
+        stop(proc)
+
+
+def peer_bids_threaded(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
     port = free_port()
     proc, _, _ = launch(peer_cmd(port), prefix, folder / "peer.log")
     try:
@@ -182,6 +211,64 @@ def peer_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
 
 
 def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
+    if THREADED:
+        return companion_bids_threaded(prefix, bids, folder)
+    server = LiveServer(folder / "bids.sqlite3", env={"COMPANION_RATE_LIMIT": "1000"}, cmd_prefix=prefix)
+    server.start()
+    rng = random.Random(1)
+    lat, memory, cpu = [], None, 0.0
+    try:
+        while len(lat) < bids:
+            players = {c: Phone(server) for c in COLORS}
+            viewers = [Phone(server) for _ in range(4)]
+            gid = create_game(players["blue"], COLORS, mode="expert", seed=rng.randrange(10 ** 6))
+            seat_and_start(gid, players["blue"], players)
+            ears = Listeners()
+            path = f"/api/games/{gid}/live"
+            socks = {c: ears.add(server.port, path, {"Cookie": p.cookie_header(), "Origin": server.origin})
+                     for c, p in players.items()}
+            listeners = list(socks.values()) + [
+                ears.add(server.port, path, {"Cookie": v.cookie_header(), "Origin": server.origin}) for v in viewers]
+            posters = {c: Poster(p) for c, p in players.items()}
+            seq = players["blue"].view(gid)["seq"]
+            for i in listeners:
+                ears.arrival(i, seq)
+            if memory is None:
+                memory = smaps(server.proc.pid)
+            cpu -= cpu_seconds(server.proc.pid)
+            while len(lat) < bids:
+                view = ears.last(socks["blue"])
+                if view["phase"] != "playing":
+                    break
+                mine = ears.last(socks[view["to_act"]])
+                legal = mine["legal"]
+                if legal["pass"] and (not legal["neighborhoods"] or rng.random() < 0.3):
+                    move = {"pass": True}
+                else:
+                    nb = rng.choice(sorted(legal["neighborhoods"]))
+                    move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
+                move["expect_seq"] = mine["seq"]
+                if OVER_SOCKET:   # the phone's page: the bid on its open live socket, answered there
+                    aid = f"b{len(lat)}"
+                    t0 = time.perf_counter()
+                    ears.send(socks[view["to_act"]], json.dumps({"id": aid, "act": move}))
+                    answer = ears.ack(socks[view["to_act"]], aid, timeout=60)["body"]
+                else:
+                    t0 = time.perf_counter()
+                    answer = posters[view["to_act"]].post(f"/api/games/{gid}/actions", move)
+                lat.append(max(ears.arrival(i, answer["seq"], timeout=60) for i in listeners) - t0)
+                for i in listeners:   # the next bid's choice reads the views this one brought
+                    ears.arrival(i, answer["seq"], timeout=60)
+            cpu += cpu_seconds(server.proc.pid)
+            ears.close()
+            for p in posters.values():
+                p.conn.close()
+        return lat, memory, cpu / bids
+    finally:
+        server.kill()
+
+
+def companion_bids_threaded(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
     server = LiveServer(folder / "bids.sqlite3", env={"COMPANION_RATE_LIMIT": "1000"}, cmd_prefix=prefix)
     server.start()
     rng = random.Random(1)
@@ -244,7 +331,12 @@ def main() -> int:
     ap.add_argument("--socket", action="store_true",
                     help="the companion's phones send each bid over their open live socket (web/live_acts.py), as "
                          "its phone page does, instead of a POST (the peer unchanged)")
+    ap.add_argument("--threaded-listeners", action="store_true",
+                    help="the older instrument: a thread per listening socket parsing every view as JSON, whose own "
+                         "work weighs on the stamps (benchmarks/ws_listen.py says why it was replaced)")
     args = ap.parse_args()
+    if args.threaded_listeners:
+        THREADED.append(True)
     if args.socket:
         OVER_SOCKET.append(True)
     with_bytecode()

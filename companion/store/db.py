@@ -21,10 +21,11 @@ from typing import Callable, Iterator, Optional
 Also = Callable[[sqlite3.Connection, float], None]
 
 from companion.store import events, recover
+from companion.store.note import Note
 
 log = logging.getLogger(__name__)
-# json.dumps(value, separators=(",", ":")) without building a new encoder at each call: an action's body and the
-# note are written at every bid (the same text as before, byte for byte).
+# json.dumps(value, separators=(",", ":")) without building a new encoder at each call: an action's body is
+# written at every bid (the same text as before, byte for byte).
 compact = json.JSONEncoder(separators=(",", ":")).encode
 SEATS_KINDS = events.sql_in("claims_seat")   # the kinds the events_seats index holds, built once
 
@@ -114,46 +115,6 @@ class StoreFull(StoreError):
 
 class StoreReadOnly(StoreError):
     key = "db_read_only"
-
-
-class Note:
-    """A tiny fsync'd file beside the log: the last event acknowledged and whether the server stopped
-    cleanly. SQLite drops a damaged last WAL frame without a word; a start that finds the log shorter
-    than this note knows an acknowledged action was lost and can say which."""
-
-    SIZE = 512   # one sector: written in place, whole
-
-    def __init__(self, db_path: str):
-        self.path = db_path + ".last"
-        self._fd: Optional[int] = None
-        self._failed = False
-
-    def read(self) -> Optional[dict]:
-        try:
-            with open(self.path, "rb") as f:
-                note = json.loads(f.read(self.SIZE * 2).strip() or b"null")
-        except (OSError, ValueError):
-            return None
-        return note if isinstance(note, dict) else None
-
-    def write(self, note: dict) -> None:
-        data = compact(note).encode()
-        if len(data) > self.SIZE:
-            data = compact(dict(note, body=None)).encode()
-        try:
-            if self._fd is None:
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            os.pwrite(self._fd, data.ljust(self.SIZE), 0)
-            os.fdatasync(self._fd)
-        except OSError as e:   # the log itself is what counts: a note that cannot be written is only said
-            if not self._failed:
-                log.warning("The note of the last action (%s) could not be written: %s", self.path, e)
-            self._failed = True
-
-    def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
 
 
 class Store:
@@ -389,16 +350,22 @@ class Store:
 
         event = {"game": game, "seq": seq, "kind": kind, "body": body if kind == events.Action.kind else None}
         with self._lock:
-            # The note says the event is acknowledged while the COMMIT makes it durable: the two fsyncs run side
-            # by side, so an action waits for the slower one, not for both. Power lost between them makes the next
-            # start name an action its phone was never told of (it is that player's turn again); a COMMIT that
-            # fails puts the note back as it was.
-            noting = self._note_beside(dict(event, clean=False))
+            # The note says the event is acknowledged while the COMMIT makes it durable. A direct note is on the
+            # disk before the COMMIT, whose flush makes both durable at once (store/note.py); otherwise the two
+            # fsyncs run side by side, so an action waits for the slower one, not for both. Power lost between
+            # them makes the next start name an action its phone was never told of (it is that player's turn
+            # again); a COMMIT that fails puts the note back as it was.
+            noting = None
+            if self.note is not None and self.note.direct and not self.read_only:
+                self.note.write(dict(event, clean=False), durable=False)
+            else:
+                noting = self._note_beside(dict(event, clean=False))
             try:
                 self._transaction(work)
             except BaseException:
                 if noting is not None:
                     noting.result()
+                if self.note is not None and not self.read_only:
                     self.note.write(dict(self._last, clean=False))
                 raise
             if noting is not None:
