@@ -19,6 +19,7 @@ import json
 import logging
 import mmap
 import os
+import re
 from typing import Optional
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ def direct_allowed(path: str, mountinfo: Optional[str] = None) -> bool:
         fields, more = left.split(), right.split()
         if not sep or len(fields) < 5 or len(more) < 3:
             continue
-        point = fields[4].replace("\\040", " ")
+        point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])   # \040 is a space
         inside = real == point or real.startswith(point.rstrip("/") + "/")
         if inside and len(point) >= len(best):
             best, fstype, options = point, more[0], more[2]
