@@ -55,7 +55,8 @@ def people_game(server) -> tuple[str, dict]:
     gid = create_game(phones["blue"], ["blue", "red"], pace="timer")
     for c, p in phones.items():
         assert p.post(f"/api/games/{gid}/seats/{c}", {"name": f"P-{c}"}).status == 200
-    assert phones["blue"].post(f"/api/games/{gid}/start").status == 200
+    r = phones["blue"].post(f"/api/games/{gid}/start")
+    assert r.status == 200, r
     return gid, {c: Conn(p) for c, p in phones.items()}
 
 
@@ -176,8 +177,10 @@ def main() -> int:
 
 def run(args, process: str) -> None:
     env = {"COMPANION_RATE_LIMIT": "100000", "COMPANION_WRITE_RATE_LIMIT": "100000", "COMPANION_LOBBY_LIMIT": "100000",
+           "COMPANION_STARTED_LIMIT": "100000",
            "COMPANION_BOT_DELAY": "0", "COMPANION_BOT_PROCESS": process, "BENCH_THINK_MS": str(args.think_ms),
-           "PYTHONPATH": str(ROOT / "benchmarks" / "pi_think")}
+           # the players' added thinking, and this tree's companion (a worktree's, beside the installed one)
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "benchmarks" / "pi_think"), str(ROOT)])}
     rng = random.Random(7)
     without, beside = [], []
     with tempfile.TemporaryDirectory() as d:
