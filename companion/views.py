@@ -12,7 +12,6 @@ from typing import Any, Iterable, Optional
 import orjson
 
 from companion.game.rules import could_outbid, legal_actions
-from companion.game.scoring import explain
 from companion.game.state import Bid, State
 from companion.lang import i18n
 from companion.model.game import Game
@@ -160,7 +159,7 @@ def _play(game: Game, st: State, view: dict) -> None:
                              "archaeological_card": lc.archaeological_card}
     # Projected or final scores hold the secret cards' points: only shown once the game is over.
     if st.finished:
-        ex = explain(st)
+        ex = game.explain(st)
         view["scores"] = ex["scores"]
         view["details"] = ex["details"]
         view["highest"] = ex["highest"]

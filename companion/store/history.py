@@ -35,15 +35,16 @@ def fold(name: str) -> str:
 
 
 def summarize(gid: str, state: Optional[State], status: str, names: dict, mode: str = "family",
-              colors: tuple = ()) -> dict:
-    """What the history and standings need of an ended game, from its last state (None: abandoned in the lobby)."""
+              colors: tuple = (), ex: Optional[dict] = None) -> dict:
+    """What the history and standings need of an ended game, from its last state (None: abandoned in the lobby);
+    `ex`: `explain(state)` when the caller has it already."""
     if state is None:
         # Never started: kept only so the next start need not replay it; the history does not list it.
         seats = [{"color": c, "name": (names.get(c) or c).strip(), "score": 0, "buildings": 0, "rank": 0,
                   "winner": False, "start": False} for c in colors]
         return {"game": gid, "status": status, "mode": mode, "players": seats, "winners": [], "tiebreak": None,
                 "calls": 0, "started": False}
-    ex = explain(state)
+    ex = ex or explain(state)
     players = ex["scores"]["players"]
     finished = status == "finished"
     winners = list(ex["scores"]["winners"]) if finished else []

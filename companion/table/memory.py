@@ -203,7 +203,8 @@ class Games:
 def summary(game: Game, state: Optional[State], status: Optional[str] = None) -> dict:
     """The history's row for a game: its seats, the Pi's by level, a board's tally, the hints asked."""
     status = status or ("finished" if state is not None and state.finished else game.phase)
-    made = history.summarize(game.id, state, status, game.names, game.mode, game.colors)
+    made = history.summarize(game.id, state, status, game.names, game.mode, game.colors,
+                             ex=None if state is None else game.explain(state))
     for seat in made["players"]:   # the Pi's seats by what they are (a person may have any name)
         level = level_of(game.devices.get(seat["color"]))
         if level:
