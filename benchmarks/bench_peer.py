@@ -4,6 +4,7 @@ server): start-up, memory, and a bid's time to all 8 sockets. Prints figures; no
     .venv/bin/pip install flask-sock      # the peer's one extra package (pyproject's "bench" extra)
     .venv/bin/python benchmarks/bench_peer.py [--bids 300] [--runs 7] [--rounds 3] [--core 0] [--quota 10] [--durable-peer]
         [--socket] (the companion's bids over the phone's live socket, as its page sends them)
+        [--threaded-listeners] (the older listeners: a thread per socket parsing every view)
 
 Both servers run pinned to CORE; with --quota P each also runs in a cgroup of its own allowed P% of one
 core (cgroup v2, or v1's cpu controller; as root). Start-up is launch to the first answered request
@@ -39,7 +40,8 @@ import simple_websocket  # noqa: E402
 from ws_listen import Listeners  # noqa: E402
 
 from bench_server import Poster, cpu_seconds, pct, smaps  # noqa: E402
-from server_helpers import COMPANION, LiveServer, Phone, Socket, create_game, free_port, seat_and_start  # noqa: E402
+from server_helpers import (COMPANION, LiveServer, Phone, Socket, choose, create_game, free_port,  # noqa: E402
+                            seat_and_start)
 
 COLORS = ["blue", "red", "white", "gray"]
 
@@ -158,12 +160,43 @@ def with_bytecode() -> None:
                    check=True, stdout=subprocess.DEVNULL)
 
 
+class ThreadedListeners:
+    """The older instrument behind Listeners' calls (--threaded-listeners): a tests/server_helpers.Socket per socket,
+    a thread each that parses every view as JSON (benchmarks/ws_listen.py says why it was replaced)."""
+
+    def __init__(self):
+        self.socks: list = []
+
+    def add(self, port: int, path: str, headers: dict) -> int:
+        client = simple_websocket.Client.connect(f"ws://127.0.0.1:{port}{path}", headers=headers)
+        self.socks.append(Socket(client, _Listener()))
+        return len(self.socks) - 1
+
+    def send(self, i: int, text: str) -> None:
+        self.socks[i].client.send(text)
+
+    def arrival(self, i: int, seq: int, timeout: float = 10.0) -> float:
+        return self.socks[i].arrival(seq, timeout)
+
+    def ack(self, i: int, aid: str, timeout: float = 10.0) -> dict:
+        return self.socks[i].ack(aid, timeout)
+
+    def last(self, i: int):
+        return self.socks[i].last
+
+    def close(self) -> None:
+        for s in self.socks:
+            s.close()
+
+
+def make_listeners():
+    return ThreadedListeners() if THREADED else Listeners()
+
+
 def peer_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
-    if THREADED:
-        return peer_bids_threaded(prefix, bids, folder)
     port = free_port()
     proc, _, _ = launch(peer_cmd(port), prefix, folder / "peer.log")
-    ears = Listeners()
+    ears = make_listeners()
     try:
         socks = [ears.add(port, "/live", {}) for _ in range(8)]
         for i in socks:
@@ -185,34 +218,7 @@ def peer_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
         stop(proc)
 
 
-def peer_bids_threaded(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
-    port = free_port()
-    proc, _, _ = launch(peer_cmd(port), prefix, folder / "peer.log")
-    try:
-        socks = [Socket(simple_websocket.Client.connect(f"ws://127.0.0.1:{port}/live"), _Listener()) for _ in range(8)]
-        for s in socks:
-            s.wait_seq(0)
-        memory = smaps(proc.pid)
-        cpu = cpu_seconds(proc.pid)
-        conn = http.client.HTTPConnection("127.0.0.1", port)
-        lat = []
-        for _ in range(bids):
-            t0 = time.perf_counter()
-            conn.request("POST", "/api/bid", "{}", {"Content-Type": "application/json"})
-            r = conn.getresponse()
-            seq = int(__import__("json").loads(r.read())["seq"])
-            lat.append(max(s.arrival(seq) for s in socks) - t0)
-        cpu = cpu_seconds(proc.pid) - cpu
-        for s in socks:
-            s.close()
-        return lat, memory, cpu / bids
-    finally:
-        stop(proc)
-
-
 def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
-    if THREADED:
-        return companion_bids_threaded(prefix, bids, folder)
     server = LiveServer(folder / "bids.sqlite3", env={"COMPANION_RATE_LIMIT": "1000"}, cmd_prefix=prefix)
     server.start()
     rng = random.Random(1)
@@ -223,7 +229,7 @@ def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
             viewers = [Phone(server) for _ in range(4)]
             gid = create_game(players["blue"], COLORS, mode="expert", seed=rng.randrange(10 ** 6))
             seat_and_start(gid, players["blue"], players)
-            ears = Listeners()
+            ears = make_listeners()
             path = f"/api/games/{gid}/live"
             socks = {c: ears.add(server.port, path, {"Cookie": p.cookie_header(), "Origin": server.origin})
                      for c, p in players.items()}
@@ -241,13 +247,7 @@ def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
                 if view["phase"] != "playing":
                     break
                 mine = ears.last(socks[view["to_act"]])
-                legal = mine["legal"]
-                if legal["pass"] and (not legal["neighborhoods"] or rng.random() < 0.3):
-                    move = {"pass": True}
-                else:
-                    nb = rng.choice(sorted(legal["neighborhoods"]))
-                    move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
-                move["expect_seq"] = mine["seq"]
+                move = dict(choose(mine, rng), expect_seq=mine["seq"])
                 if OVER_SOCKET:   # the phone's page: the bid on its open live socket, answered there
                     aid = f"b{len(lat)}"
                     t0 = time.perf_counter()
@@ -257,61 +257,8 @@ def companion_bids(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
                     t0 = time.perf_counter()
                     answer = posters[view["to_act"]].post(f"/api/games/{gid}/actions", move)
                 lat.append(max(ears.arrival(i, answer["seq"], timeout=60) for i in listeners) - t0)
-                for i in listeners:   # the next bid's choice reads the views this one brought
-                    ears.arrival(i, answer["seq"], timeout=60)
             cpu += cpu_seconds(server.proc.pid)
             ears.close()
-            for p in posters.values():
-                p.conn.close()
-        return lat, memory, cpu / bids
-    finally:
-        server.kill()
-
-
-def companion_bids_threaded(prefix: tuple, bids: int, folder: Path) -> tuple[list, dict]:
-    server = LiveServer(folder / "bids.sqlite3", env={"COMPANION_RATE_LIMIT": "1000"}, cmd_prefix=prefix)
-    server.start()
-    rng = random.Random(1)
-    lat, memory, cpu = [], None, 0.0
-    try:
-        while len(lat) < bids:
-            players = {c: Phone(server) for c in COLORS}
-            viewers = [Phone(server) for _ in range(4)]
-            gid = create_game(players["blue"], COLORS, mode="expert", seed=rng.randrange(10 ** 6))
-            seat_and_start(gid, players["blue"], players)
-            socks = {c: p.ws(gid) for c, p in players.items()}
-            listeners = list(socks.values()) + [v.ws(gid) for v in viewers]
-            posters = {c: Poster(p) for c, p in players.items()}
-            seq = players["blue"].view(gid)["seq"]
-            for s in listeners:
-                s.arrival(seq)
-            if memory is None:
-                memory = smaps(server.proc.pid)
-            cpu -= cpu_seconds(server.proc.pid)
-            while len(lat) < bids:
-                view = socks["blue"].last
-                if view["phase"] != "playing":
-                    break
-                mine = socks[view["to_act"]].last
-                legal = mine["legal"]
-                if legal["pass"] and (not legal["neighborhoods"] or rng.random() < 0.3):
-                    move = {"pass": True}
-                else:
-                    nb = rng.choice(sorted(legal["neighborhoods"]))
-                    move = {"bid": nb, "value": rng.choice(legal["neighborhoods"][nb])}
-                move["expect_seq"] = mine["seq"]
-                if OVER_SOCKET:   # the phone's page: the bid on its open live socket, answered there
-                    aid = f"b{len(lat)}"
-                    t0 = time.perf_counter()
-                    socks[view["to_act"]].client.send(json.dumps({"id": aid, "act": move}))
-                    answer = socks[view["to_act"]].ack(aid, timeout=60)["body"]
-                else:
-                    t0 = time.perf_counter()
-                    answer = posters[view["to_act"]].post(f"/api/games/{gid}/actions", move)
-                lat.append(max(s.arrival(answer["seq"], timeout=60) for s in listeners) - t0)
-            cpu += cpu_seconds(server.proc.pid)
-            for s in listeners:
-                s.close()
             for p in posters.values():
                 p.conn.close()
         return lat, memory, cpu / bids
