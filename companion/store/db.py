@@ -14,7 +14,6 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Iterator, Optional
 
 # Work done inside an event's transaction: (connection, the event's time) -> None.
@@ -135,7 +134,6 @@ class Store:
         self.note: Optional[Note] = Note(path) if plain else None
         self._last: dict = {}
         self._secrets: dict[str, bytes] = {}   # only for a read-only file that has none stored
-        self._noter: Optional[ThreadPoolExecutor] = None   # the note's own thread, started with the first append
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -350,16 +348,13 @@ class Store:
 
         event = {"game": game, "seq": seq, "kind": kind, "body": body if kind == events.Action.kind else None}
         with self._lock:
-            # The note says the event is acknowledged while the COMMIT makes it durable. A direct note is on the
-            # disk before the COMMIT, whose flush makes both durable at once (store/note.py); otherwise the two
-            # fsyncs run side by side, so an action waits for the slower one, not for both. Power lost between
-            # them makes the next start name an action its phone was never told of (it is that player's turn
-            # again); a COMMIT that fails puts the note back as it was.
+            # The note says the event is acknowledged while the COMMIT makes it durable (Note.with_commit: by the
+            # COMMIT's own flush, or by its own fsync side by side). Power lost between them makes the next start
+            # name an action its phone was never told of (it is that player's turn again); a COMMIT that fails
+            # puts the note back as it was.
             noting = None
-            if self.note is not None and self.note.direct and not self.read_only:
-                self.note.write(dict(event, clean=False), durable=False)
-            else:
-                noting = self._note_beside(dict(event, clean=False))
+            if self.note is not None and not self.read_only:
+                noting = self.note.with_commit(dict(event, clean=False))
             try:
                 self._transaction(work)
             except BaseException:
@@ -371,14 +366,6 @@ class Store:
             if noting is not None:
                 noting.result()
             self._last = event   # acknowledged from here on: a start that finds it gone can say which
-
-    def _note_beside(self, note: dict) -> Optional[Future]:
-        """The note written on its own thread (one, kept): its fsync overlaps the log's."""
-        if self.note is None or self.read_only:
-            return None
-        if self._noter is None:
-            self._noter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="note")
-        return self._noter.submit(self.note.write, note)
 
     def write(self, work: Also) -> None:
         """`work` in one transaction of its own (a summary backfilled for an older database; skipped read-only)."""
@@ -507,8 +494,5 @@ class Store:
                 self._conn = None
                 if self.note is not None and not self.read_only:
                     self.note.write(dict(self._last, clean=self.damaged is None))
-            if self._noter is not None:
-                self._noter.shutdown(wait=True)
-                self._noter = None
             if self.note is not None:
                 self.note.close()

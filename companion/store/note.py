@@ -20,6 +20,7 @@ import logging
 import mmap
 import os
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Optional
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,7 @@ class Note:
         self._failed = False
         self.direct = False    # written direct, made durable by the log's next flush (once opened)
         self._block: Optional[mmap.mmap] = None   # page-aligned, as a direct write needs
+        self._beside: Optional[ThreadPoolExecutor] = None   # where the note fsyncs beside a COMMIT (not direct)
 
     def read(self) -> Optional[dict]:
         try:
@@ -124,12 +126,26 @@ class Note:
                 log.warning("The note of the last action (%s) could not be written: %s", self.path, e)
             self._failed = True
 
+    def with_commit(self, note: dict) -> Optional[Future]:
+        """The note of an event whose COMMIT comes next, durable by the time that COMMIT is: written direct now
+        (the COMMIT's flush covers it; None), or fsynced on its own thread side by side with the COMMIT, so an
+        action waits for the slower of the two, not for both (the Future to wait for)."""
+        if self._fd is not None and self.direct:
+            self.write(note, durable=False)
+            return None
+        if self._beside is None:
+            self._beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="note")
+        return self._beside.submit(self.write, note)
+
     def _buffered(self) -> None:
         os.close(self._fd)
         self._fd = os.open(self.path, os.O_RDWR)
         self.direct = False
 
     def close(self) -> None:
+        if self._beside is not None:
+            self._beside.shutdown(wait=True)
+            self._beside = None
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
