@@ -267,7 +267,7 @@ def test_appraise_argmax_is_the_review_budgets_move_legal_deterministic_and_blin
 def test_at_three_and_four_seats_strong_plays_the_move_the_review_rates_best():
     # At 3 and 4 seats strong's budget is the review's (montecarlo.strong_budget: 120 and 80 playouts, no denial),
     # so the review of a 4-player game (docs/BENCHMARKS.md) judges with strong's very search; at 2 strong plays with
-    # more than the review (320 playouts and denial) and may differ.
+    # more than the review (640 playouts and denial) and may differ.
     from companion.players.appraise import appraise
     for players_ in (3, 4):
         for i, state in enumerate(positions(3, seed=43, players=players_, mode="expert")):
