@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # name, players, mode, seats, what the first seat must reach (win rate), and how it is compared
 RUNS = (   # the most telling first (issue 40, item 6): each line prints as it finishes
-    ("2p-expert-strong-mc", 2, "expert", "strong,mc@800", ">=", 0.60),     # mc's playouts: a little more than strong's CPU
+    ("2p-expert-strong-mc", 2, "expert", "strong,mc@800", ">=", 0.60),     # mc's playouts: about strong's CPU
     ("2p-expert-strong-strong0", 2, "expert", "strong,strong0", ">=", 0.80),
     ("2p-expert-strong-greedy", 2, "expert", "strong,greedy", ">=", 0.95),
     ("2p-family-strong-greedy", 2, "family", "strong,greedy", ">=", 0.95),
