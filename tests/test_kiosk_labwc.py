@@ -100,6 +100,26 @@ class Desktop:
             shutil.copy(self.top / inside.lstrip("/"), dest)
         return done
 
+    def describe_screen(self) -> str:
+        """What a failed wait saw, in words for the log CI keeps: the screen's size, how much of it is one colour,
+        and how many colours it has (a blank or black page, or a page with a QR code's two colours)."""
+        inside = "/tmp/screen.ppm"
+        done = subprocess.run(["chroot", str(self.top), "runuser", "-u", USER, "--", "env", "-i",
+                               "XDG_RUNTIME_DIR=/run/user/1000", "WAYLAND_DISPLAY=wayland-0", "grim", "-t", "ppm",
+                               inside], capture_output=True, text=True, timeout=60)
+        if done.returncode != 0:
+            return f"grim failed: {done.stderr[-300:]}"
+        data = (self.top / inside.lstrip("/")).read_bytes()
+        magic, width, height, _, pixels = data.split(maxsplit=4)
+        width, height = int(width), int(height)
+        rgb = [pixels[i:i + 3] for i in range(0, 3 * width * height, 3)]
+        counts: dict = {}
+        for px in rgb[::7]:
+            counts[px] = counts.get(px, 0) + 1
+        top = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
+        share = ", ".join(f"#{px.hex()} {100 * c / len(rgb[::7]):.0f}%" for px, c in top)
+        return f"{magic.decode()} {width}x{height}, {len(counts)} colours, most: {share}"
+
     def close(self) -> None:
         if self.proc:
             with contextlib.suppress(ProcessLookupError):
@@ -126,16 +146,23 @@ def test_chromium_starts_once_on_the_table_screen_at_login(tmp_path, pi_os_line)
     try:
         desktop.login(f"http://localhost:{server.port}/table")
         shot, seen, deadline = tmp_path / "screen.png", "", time.monotonic() + 240
+        tries = {"with a browser": 0, "screenshots": 0, "last grim": ""}
         while time.monotonic() < deadline:
             assert desktop.proc.poll() is None, (tmp_path / "labwc.log").read_text()[-3000:]
-            if desktop.chromiums() and desktop.screenshot(shot).returncode == 0:
-                found = zbarimg(shot)
-                seen = found.stdout.decode()
-                if found.returncode == 0 and f":{server.port}/g/{gid}" in seen:
-                    break
+            if desktop.chromiums():
+                tries["with a browser"] += 1
+                grim = desktop.screenshot(shot)
+                tries["last grim"] = f"exit {grim.returncode} {grim.stderr[-300:]}"
+                if grim.returncode == 0:
+                    tries["screenshots"] += 1
+                    found = zbarimg(shot)
+                    seen = found.stdout.decode()
+                    if found.returncode == 0 and f":{server.port}/g/{gid}" in seen:
+                        break
             time.sleep(3)
-        assert f":{server.port}/g/{gid}" in seen, f"no join QR on the screen ({seen!r}); labwc said:\n" \
-                                           f"{(tmp_path / 'labwc.log').read_text()[-3000:]}"
+        assert f":{server.port}/g/{gid}" in seen, (
+            f"no join QR on the screen ({seen!r}); looked {tries}; the screen: {desktop.describe_screen()}; "
+            f"browsers: {desktop.chromiums()}; labwc said:\n{(tmp_path / 'labwc.log').read_text()[-3000:]}")
         time.sleep(3)  # a second kiosk, if any, would be up by now
         browsers = desktop.chromiums()
         assert len(browsers) == 1, browsers
