@@ -322,6 +322,34 @@ def test_the_fast_playout_keeps_the_rules_and_scores_as_game_scoring_does():
         assert sorted(setup.colors[p] for p in sim.winners(totals)) == sorted(real["winners"])
 
 
+def test_the_playouts_count_every_area_cards_groups_as_game_scoring_does():
+    # fast.Sim.final counts the Expert area cards' groups on bits (players/groups.py: patches of chains, lakes
+    # without a shared building, no search where none is needed); the count must be scoring.area_groups's for any
+    # buildings: 4,000 sets, half of them grown as one connected patch by the features (where groups overlap and
+    # the search runs), of 0 to 13 buildings.
+    from companion.game.scoring import area_groups
+    from companion.players.fast import Geo
+    geo = Geo.get(BOARD, frozenset())
+    rng = random.Random(31)
+    searched = {"chains": 0, "lakes": 0}
+    for k in range(4000):
+        size = rng.randrange(14)
+        if k % 2:
+            mine = set(rng.sample(range(len(geo.ids)), size))
+        else:                                       # a patch grown from one neighborhood
+            mine = {rng.randrange(len(geo.ids))}
+            while 0 < len(mine) < size:
+                edge = sorted({j for i in mine for j in geo.groups.near[i]} - mine)
+                mine.add(rng.choice(edge))
+        bits = sum(1 << i for i in mine)
+        names = {geo.ids[i] for i in mine}
+        for area in ("bridges", "statues", "lakes", "chains"):
+            assert geo.groups.count(area, mine, bits) == area_groups(BOARD, area, names), (area, sorted(names))
+        searched["chains"] += any(len(p) >= 6 for p in geo.groups.patches(mine, bits))
+        searched["lakes"] += geo.groups.lakes_share(bits)
+    assert searched["chains"] > 500 and searched["lakes"] > 100, searched
+
+
 def policy_by_gain(sim, s):
     """The playout policy as fast.py first wrote it: the lowest legal value, each open neighborhood's Sim.gain, the
     first of the best (in the board's order) above 0 in a call (else pass), above -99 when opening one. With

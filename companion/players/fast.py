@@ -11,8 +11,10 @@ import random
 from bisect import bisect_right, insort
 
 from companion.game.board import Board, load_board
-from companion.game.scoring import area_groups, family_touch
+from companion.game.scoring import family_touch
 from companion.game.state import NEIGHBORHOOD_CARDS, State
+
+from .groups import Groups
 
 _TOK = {"trendy": 0, "subway": 1, "archaeological": 2}
 EMPTY, IN_CALL, OUT = -1, -2, -9
@@ -53,6 +55,10 @@ class Geo:
         self.touch = {c: frozenset(idx[n] for n in family_touch(board, c))
                       for c in ("bridges", "statues", "lakes", "borders")}
         self.partners = [tuple(idx[m] for m in hood[nb].bridges) for nb in self.ids]
+        self.kind_bonus = {None: (0,) * len(self.ids)}     # by the seat's neighborhood card
+        for k in range(len(NEIGHBORHOOD_CARDS)):
+            self.kind_bonus[k] = tuple(2 if x == k else 0 for x in self.kind)
+        self.groups = Groups(board, idx)
         self.lakes_of = [[] for _ in self.ids]      # lake numbers each neighborhood borders
         self.nlakes = len(board.lakes)
         for x, lake in enumerate(board.lakes):
@@ -70,7 +76,7 @@ class Sim:
 
     __slots__ = ("g", "n", "expert", "k", "owner", "value", "hands", "counts", "tok", "coll", "sub", "arc",
                  "start", "to_act", "call", "passed", "finished", "cards", "dmax", "dcount", "lcount", "potential", "free",
-                 "deny")
+                 "deny", "highs")
 
     @classmethod
     def from_state(cls, state: State, cards: list, board: Board | None = None) -> "Sim":
@@ -104,7 +110,7 @@ class Sim:
         for p in state.passed:
             s.passed |= 1 << p
         s.cards = [(a, None if k is None else NEIGHBORHOOD_CARDS.index(k)) for a, k in cards]
-        s.potential, s.deny = 0.0, 0.0
+        s.potential, s.deny, s.highs = 0.0, 0.0, [None] * 12
         return s
 
     def copy(self) -> "Sim":
@@ -118,7 +124,7 @@ class Sim:
         s.dcount = [d[:] for d in self.dcount]
         s.lcount = [x[:] for x in self.lcount]
         s.sub, s.arc, s.start, s.to_act, s.finished = self.sub, self.arc, self.start, self.to_act, self.finished
-        s.call, s.passed, s.free = self.call[:], self.passed, self.free[:]
+        s.call, s.passed, s.free, s.highs = self.call[:], self.passed, self.free[:], [None] * 12
         return s
 
     # --- the rules (game/rules.py: apply, _advance, _end_call) ---------------------------------------------------
@@ -165,6 +171,7 @@ class Sim:
 
     def _place(self, i: int, p: int, v: int) -> None:
         self.owner[i], self.value[i] = p, v
+        self.highs = [None] * 12                    # _high by seat and class, kept until a building stands
         self.free.remove(i)
         d = self.g.dist[i]
         row, c = self.dmax[d], _CLASS[v]
@@ -199,10 +206,11 @@ class Sim:
     def final(self) -> list:
         """Every seat's total as scoring.explain counts it for this world's cards."""
         g, k, n = self.g, self.k, self.n
-        mine = [set() for _ in range(n)]
+        mine, bits = [set() for _ in range(n)], [0] * n
         for i, o in enumerate(self.owner):
             if o >= 0:
                 mine[o].add(i)
+                bits[o] |= 1 << i
         out = []
         for p in range(n):
             t, s, a = self.coll[p]
@@ -211,9 +219,10 @@ class Sim:
                    + (k["archaeological_card_last_taken"] if self.arc == p else 0))
             area, kind = self.cards[p]
             if self.expert:
-                if area:
-                    names = {g.ids[i] for i in mine[p]}
-                    pts += area_groups(g.board, area, names) * k["expert_area_objectives"][area]
+                if area == "districts":             # each district's buildings are counted as the game goes
+                    pts += sum(1 for row in self.dcount if row[p] >= 3) * k["expert_area_objectives"][area]
+                elif area:
+                    pts += g.groups.count(area, mine[p], bits[p]) * k["expert_area_objectives"][area]
                 if kind is not None:
                     pts += k["expert_neighborhood_objective_per_building_of_kind"] * sum(
                         1 for i in mine[p] if g.kind[i] == kind)
@@ -275,6 +284,19 @@ class Sim:
         if area:
             g += self._area_gain(s, i, area)
         return g
+
+    def _high(self, s: int, c: int) -> list:
+        """By district, what a building of size class c adds to seat s's highest-building points (gain's part)."""
+        if self.n == 2:
+            o = 1 - s
+            return [(5.0 if d[s] < d[o] or d[o] < 0 else 2.5) if c > d[s] and c > d[o] and d[s] <= d[o] else 0.0
+                    for d in self.dmax]
+        high = []
+        for d in self.dmax:
+            mine, other = d[s], max(d[:s] + d[s + 1:])
+            high.append((5.0 if mine < other or other < 0 else 2.5) if c > mine and c > other and mine <= other
+                        else 0.0)
+        return high
 
     def _area_gain(self, s: int, i: int, area: str) -> float:
         """Completions of the area card's groups count in full; with `potential`, steps towards one count a share."""
@@ -352,116 +374,134 @@ class Sim:
                 if x > floor:
                     best, floor = i, x
             return best, floor
-        g = self.g
-        c, n, dmax, dist, kinds = _CLASS[v], self.n, self.dmax, g.dist, g.kind
-        high = [None] * g.ndist                                         # by district, worked out when first met
-        more = self._area_gains(s, opts, area) if area else [0.0] * len(opts)     # + 0.0 leaves every sum as it is
-        if kind is None:
-            kind = -1                                                   # no neighborhood card: no kind matches
-        for i, y in zip(opts, more):
-            di = dist[i]
-            x = high[di]
-            if x is None:
-                d = dmax[di]
-                mine, x = d[s], 0.0
-                if c > mine:
-                    other = d[1 - s] if n == 2 else max(d[:s] + d[s + 1:])
-                    if c > other and mine <= other:
-                        x = 5.0 if mine < other or other < 0 else 2.5
-                high[di] = x
-            x = tg[tok[i]] + x
-            if kinds[i] == kind:
-                x += 2
-            x += y
-            if x > floor:
-                best, floor = i, x
-        return best, floor
-
-    def _area_gains(self, s: int, opts: list, area: str) -> list:
-        """_area_gain(s, i, area) for every i of `opts`, the same floats, each table read once."""
-        g, owner, pot = self.g, self.owner, self.potential
+        g, c, dist, owner = self.g, _CLASS[v], self.g.dist, self.owner
+        high = self.highs[3 * s + c]                        # the highest building's part, by district
+        if high is None:
+            high = self.highs[3 * s + c] = self._high(s, c)
+        kb, pot = g.kind_bonus[kind], self.potential          # kb: 2 on the card's kind, else 0 (x + 0 is x)
+        # One loop per area card, each with _area_gain's very floats for its card, added last as gain adds them.
         if area == "districts":
-            have, dist = [d[s] for d in self.dcount], g.dist
-            return [4.0 if have[dist[i]] == 2 else pot * 4.0 * have[dist[i]] / 2 for i in opts]
-        if area == "bridges":
-            p2, partners = pot * 2.0, g.partners
-            out = []
+            have = [d[s] for d in self.dcount]
             for i in opts:
-                t = 0                               # sum()'s start: the same additions, in the same order
+                h = have[dist[i]]
+                x = tg[tok[i]] + high[dist[i]] + kb[i] + (4.0 if h == 2 else pot * 4.0 * h / 2)
+                if x > floor:
+                    best, floor = i, x
+        elif area == "bridges":
+            p2, partners = pot * 2.0, g.partners
+            for i in opts:
+                y = 0                               # sum()'s start: the same additions, in the same order
                 for j in partners[i]:
                     o = owner[j]
-                    t += 4.0 if o == s else p2 if o == EMPTY else 0.0
-                out.append(t)
-            return out
-        if area == "lakes":
-            out, lc, lakes_of, p5 = [], self.lcount, g.lakes_of, pot * 5.0
+                    y += 4.0 if o == s else p2 if o == EMPTY else 0.0
+                x = tg[tok[i]] + high[dist[i]] + kb[i] + y
+                if x > floor:
+                    best, floor = i, x
+        elif area == "lakes":
+            lc, lakes_of, p5 = self.lcount, g.lakes_of, pot * 5.0
             for i in opts:
-                b = 0.0
-                for x in lakes_of[i]:
-                    have = lc[x][s] % 3
-                    y = 5.0 if have == 2 else p5 * (have + 1) / 3
-                    if y > b:
-                        b = y
-                out.append(b)
-            return out
-        if area == "chains":
-            out, adj, p4 = [], g.adj, pot * 4.0
+                y = 0.0
+                for lake in lakes_of[i]:
+                    h = lc[lake][s] % 3
+                    z = 5.0 if h == 2 else p5 * (h + 1) / 3
+                    if z > y:
+                        y = z
+                x = tg[tok[i]] + high[dist[i]] + kb[i] + y
+                if x > floor:
+                    best, floor = i, x
+        elif area == "chains":
+            adj, p4 = g.adj, pot * 4.0
             for i in opts:
                 near, one = 0, -1                   # this seat's neighbors of i: how many, and one of them
                 for j in adj[i]:
                     if owner[j] == s:
                         near, one = near + 1, j
                 if near >= 2:
-                    out.append(4.0)
-                elif near == 1 and any(owner[m] == s for m in adj[one] if m != i):
-                    out.append(4.0)
+                    y = 4.0
                 else:
-                    out.append(p4 * near / 2 + pot)
-            return out
-        if area == "statues":
-            out, statues_of, p7 = [], g.statues_of, pot * 7.0
+                    y = p4 * near / 2 + pot
+                    if near:
+                        for m in adj[one]:
+                            if m != i and owner[m] == s:
+                                y = 4.0
+                                break
+                x = tg[tok[i]] + high[dist[i]] + kb[i] + y
+                if x > floor:
+                    best, floor = i, x
+        elif area == "statues":
+            statues_of, p7 = g.statues_of, pot * 7.0
             for i in opts:
-                b = 0.0
-                for x, y in statues_of[i]:
-                    ox, oy = owner[x], owner[y]
-                    have = (ox == s) + (oy == s)
-                    if have == 2:
-                        if b < 7.0:
-                            b = 7.0
-                    elif have + (ox == EMPTY) + (oy == EMPTY) == 2:
-                        z = p7 * (have + 1) / 3
-                        if z > b:
-                            b = z
-                out.append(b)
-            return out
-        return [self._area_gain(s, i, area) for i in opts]
+                y = 0.0
+                for a, b in statues_of[i]:
+                    oa, ob = owner[a], owner[b]
+                    h = (oa == s) + (ob == s)
+                    if h == 2:
+                        if y < 7.0:
+                            y = 7.0
+                    elif h + (oa == EMPTY) + (ob == EMPTY) == 2:
+                        z = p7 * (h + 1) / 3
+                        if z > y:
+                            y = z
+                x = tg[tok[i]] + high[dist[i]] + kb[i] + y
+                if x > floor:
+                    best, floor = i, x
+        else:                                       # no area card (or one the playouts do not value)
+            for i in opts:
+                x = tg[tok[i]] + high[dist[i]] + kb[i]
+                if area:
+                    x += self._area_gain(s, i, area)
+                if x > floor:
+                    best, floor = i, x
+        return best, floor
 
     def play_out(self, rng: random.Random, eps: float = 0.1) -> None:
-        """choose's very moves, with the same draws from rng, for every seat until the end (choose inlined: the
-        playouts are most of strong's CPU)."""
+        """choose's very moves, with the same draws from rng, for every seat until the end (choose, bid, pass_ and
+        _advance inlined: the playouts are most of strong's CPU)."""
         draw, pick, adj, owner, hands = rng.random, rng.choice, self.g.adj, self.owner, self.hands
-        best = self.best_gain
+        best, after = self.best_gain, _AFTER[self.n]
         standing = None       # the standing bid's gain to its bidder, when best chose it: nothing has changed since
         while not self.finished:
             s = self.to_act
-            h = hands[s]
-            if not self.call:
+            h, call = hands[s], self.call
+            if not call:
                 opts, v, floor = self.free, h[0], -99.0
             else:
-                w, last, lv = self.call[-1]
+                w, last, lv = call[-1]
                 opts = [j for j in adj[last] if owner[j] == EMPTY]
                 v, floor = h[bisect_right(h, lv)], 0.0
                 if self.deny:
                     floor = -self.deny * (self.gain(w, last, lv) if standing is None else standing)
             if draw() < eps:
-                self.bid(s, pick(opts), v)
-                standing = None
-                continue
-            i, x = best(s, opts, v, floor)
-            if i is None:
-                self.pass_(s)
-                standing = None
+                i, standing = pick(opts), None
             else:
-                self.bid(s, i, v)
-                standing = x
-
+                i, standing = best(s, opts, v, floor)
+            passed = self.passed
+            if i is None:                           # pass_: the standing bid stays
+                passed |= 1 << s
+                leader, i, v = call[-1]
+                standing = None
+            else:                                   # bid: it stands
+                h.remove(v)
+                owner[i] = IN_CALL
+                call.append((s, i, v))
+                leader = s
+            room, nxt = None, -1                    # _advance: who can still outbid `v` on `i`'s neighbors
+            for t in after[s]:
+                if t == leader or passed >> t & 1:
+                    continue
+                if room is None:
+                    room = False
+                    for j in adj[i]:
+                        if owner[j] == EMPTY:
+                            room = True
+                            break
+                ht = hands[t]
+                if not room or not ht or ht[-1] <= v:
+                    passed |= 1 << t
+                elif nxt < 0:
+                    nxt = t
+            self.passed = passed
+            if nxt >= 0:
+                self.to_act = nxt
+            else:
+                self._end_call(leader)
