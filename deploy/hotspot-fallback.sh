@@ -15,6 +15,9 @@ WAIT=${WAIT:-30}
 SETTLE=${SETTLE:-30}
 # Seconds between looks at the radio's state (each an nmcli run, about a second of CPU in the emulated test VM).
 POLL=${POLL:-1}
+# A join that fails (the router dropped the Pi while it asked for a lease) leaves NetworkManager waiting for a new
+# password it will never get: it does not try that network again by itself. Tried once more, for this long.
+RETRY=${RETRY:-45}
 
 log() { echo "metropolys-hotspot-fallback: $*"; }
 device_state() {  # NetworkManager's number for the device's state; 0 while there is no such device yet
@@ -30,12 +33,25 @@ IFACE=$("$NMCLI" -g connection.interface-name connection show "$CON" 2>/dev/null
 IFACE=${IFACE:-wlan0}
 
 state=0
+joining=""   # the known network a join was under way to, while none has failed
+retried=""
 while :; do
     now=$SECONDS  # the clock before the state: a decision rests on a state read no earlier than its time
     state=$(device_state)
     if [ "$state" = 100 ]; then
         log "$IFACE joined \"$("$NMCLI" -g GENERAL.CONNECTION device show "$IFACE")\" after ${SECONDS} s; no hotspot."
         exit 0
+    fi
+    if [ "$state" -ge 40 ] && [ -z "$joining" ] && [ -z "$retried" ]; then
+        joining=$("$NMCLI" -g GENERAL.CONNECTION device show "$IFACE" 2>/dev/null)
+    elif [ "$state" = 30 ] && [ -n "$joining" ] && [ -z "$retried" ]; then
+        retried=$joining
+        log "joining \"$joining\" failed after ${SECONDS} s; trying it once more."
+        if "$NMCLI" --wait "$RETRY" connection up "$joining"; then
+            log "$IFACE joined \"$joining\" after ${SECONDS} s; no hotspot."
+            exit 0
+        fi
+        state=$(device_state)
     fi
     [ "$now" -lt "$WAIT" ] && { sleep "$POLL"; continue; }
     # 40-90: preparing, configuring, asking for secrets, getting an address: a join under way

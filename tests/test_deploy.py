@@ -504,9 +504,13 @@ printf '%s\n' "$SECONDS nmcli $*" >> "$STUB_LOG"
 case "$*" in
   "-g connection.interface-name connection show metropolys-hotspot") echo wlan0 ;;
   "-g GENERAL.STATE device show wlan0")
+    [ -f "$STATES.joined" ] && { echo "100 (connected)"; exit 0; }
     n=$(( $(date +%s) - STARTED + 1 )); sed -n "${n}p" "$STATES" | grep . || tail -n 1 "$STATES" ;;
   "-g GENERAL.CONNECTION device show wlan0") echo home ;;
   "--wait 60 connection up metropolys-hotspot") echo "HOTSPOT UP" ;;
+  "--wait "*" connection up home")
+    [ -n "${HOME_FAILS:-}" ] && { echo "Error: Connection activation failed: Secrets were required" >&2; exit 4; }
+    touch "$STATES.joined"; echo "HOME UP" ;;
 esac
 '''
 
@@ -542,6 +546,34 @@ def test_fallback_unit_waits_for_a_known_wifi_before_raising_the_hotspot(tmp_pat
         assert 'joined "home"' in done.stdout
         # not before home was joined (its line's second, less the stub's start rounded down to a whole second)
         assert took >= states.index("100 (connected)") - 2 and len(polls) <= len(states) + 1, (took, polls)
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["joined-the-second-time", "fails-again"])
+def test_fallback_unit_tries_a_failed_join_once_more_before_the_hotspot(tmp_path, fails):
+    """A join under way that falls back to "disconnected" (the router dropped the Pi during its lease: NetworkManager
+    then waits for a new password and never tries that network again, seen once in the Wi-Fi VM) is tried once
+    more with `nmcli connection up`: joined, no hotspot; failed again, the hotspot at WAIT as before, no third try."""
+    stub, log, listed = tmp_path / "nmcli", tmp_path / "nmcli.log", tmp_path / "states"
+    stub.write_text(FALLBACK_NMCLI)
+    stub.chmod(0o755)
+    listed.write_text("30 (disconnected)\n50 (connecting (configuring))\n60 (connecting (need authentication))\n"
+                      "30 (disconnected)\n")
+    log.write_text("")
+    started = time.monotonic()
+    done = subprocess.run(["bash", str(DEPLOY / "hotspot-fallback.sh")], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "NMCLI": str(stub), "STUB_LOG": str(log), "STATES": str(listed),
+                               "STARTED": str(int(time.time())), "WAIT": "6", "SETTLE": "10", "RETRY": "5",
+                               **({"HOME_FAILS": "1"} if fails else {})})
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    retries = [c for c in log.read_text().splitlines() if "connection up home" in c]
+    assert len(retries) == 1 and "--wait 5 connection up home" in retries[0], retries
+    assert 'joining "home" failed' in done.stdout, done.stdout
+    if fails:
+        assert "HOTSPOT UP" in done.stdout and took >= 6 - 1, (done.stdout, took)
+    else:
+        assert 'wlan0 joined "home"' in done.stdout and "HOTSPOT UP" not in done.stdout, done.stdout
+        assert took < 6, took                       # joined at the retry, before the hotspot's time
 
 
 def test_fallback_unit_looks_every_poll_seconds_and_still_decides_at_its_wait(tmp_path):
