@@ -14,6 +14,7 @@ from companion.game.board import Board, load_board
 from companion.game.scoring import family_touch
 from companion.game.state import NEIGHBORHOOD_CARDS, State
 
+from . import policy
 from .groups import Groups
 
 _TOK = {"trendy": 0, "subway": 1, "archaeological": 2}
@@ -374,85 +375,11 @@ class Sim:
                 if x > floor:
                     best, floor = i, x
             return best, floor
-        g, c, dist, owner = self.g, _CLASS[v], self.g.dist, self.owner
+        c = _CLASS[v]
         high = self.highs[3 * s + c]                        # the highest building's part, by district
         if high is None:
             high = self.highs[3 * s + c] = self._high(s, c)
-        kb, pot = g.kind_bonus[kind], self.potential          # kb: 2 on the card's kind, else 0 (x + 0 is x)
-        # One loop per area card, each with _area_gain's very floats for its card, added last as gain adds them.
-        if area == "districts":
-            have = [d[s] for d in self.dcount]
-            for i in opts:
-                h = have[dist[i]]
-                x = tg[tok[i]] + high[dist[i]] + kb[i] + (4.0 if h == 2 else pot * 4.0 * h / 2)
-                if x > floor:
-                    best, floor = i, x
-        elif area == "bridges":
-            p2, partners = pot * 2.0, g.partners
-            for i in opts:
-                y = 0                               # sum()'s start: the same additions, in the same order
-                for j in partners[i]:
-                    o = owner[j]
-                    y += 4.0 if o == s else p2 if o == EMPTY else 0.0
-                x = tg[tok[i]] + high[dist[i]] + kb[i] + y
-                if x > floor:
-                    best, floor = i, x
-        elif area == "lakes":
-            lc, lakes_of, p5 = self.lcount, g.lakes_of, pot * 5.0
-            for i in opts:
-                y = 0.0
-                for lake in lakes_of[i]:
-                    h = lc[lake][s] % 3
-                    z = 5.0 if h == 2 else p5 * (h + 1) / 3
-                    if z > y:
-                        y = z
-                x = tg[tok[i]] + high[dist[i]] + kb[i] + y
-                if x > floor:
-                    best, floor = i, x
-        elif area == "chains":
-            adj, p4 = g.adj, pot * 4.0
-            for i in opts:
-                near, one = 0, -1                   # this seat's neighbors of i: how many, and one of them
-                for j in adj[i]:
-                    if owner[j] == s:
-                        near, one = near + 1, j
-                if near >= 2:
-                    y = 4.0
-                else:
-                    y = p4 * near / 2 + pot
-                    if near:
-                        for m in adj[one]:
-                            if m != i and owner[m] == s:
-                                y = 4.0
-                                break
-                x = tg[tok[i]] + high[dist[i]] + kb[i] + y
-                if x > floor:
-                    best, floor = i, x
-        elif area == "statues":
-            statues_of, p7 = g.statues_of, pot * 7.0
-            for i in opts:
-                y = 0.0
-                for a, b in statues_of[i]:
-                    oa, ob = owner[a], owner[b]
-                    h = (oa == s) + (ob == s)
-                    if h == 2:
-                        if y < 7.0:
-                            y = 7.0
-                    elif h + (oa == EMPTY) + (ob == EMPTY) == 2:
-                        z = p7 * (h + 1) / 3
-                        if z > y:
-                            y = z
-                x = tg[tok[i]] + high[dist[i]] + kb[i] + y
-                if x > floor:
-                    best, floor = i, x
-        else:                                       # no area card (or one the playouts do not value)
-            for i in opts:
-                x = tg[tok[i]] + high[dist[i]] + kb[i]
-                if area:
-                    x += self._area_gain(s, i, area)
-                if x > floor:
-                    best, floor = i, x
-        return best, floor
+        return policy.BY_CARD.get(area, policy.other)(self, s, opts, floor, tg, high, self.g.kind_bonus[kind], area)
 
     def play_out(self, rng: random.Random, eps: float = 0.1) -> None:
         """choose's very moves, with the same draws from rng, for every seat until the end (choose, bid, pass_ and
