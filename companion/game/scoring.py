@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from .board import Board, load_board
 from .state import State
@@ -20,6 +20,26 @@ def disjoint_groups(groups: Iterable[frozenset]) -> list[frozenset]:
     bit = {x: 1 << i for i, x in enumerate(items)}
     by_mask = {sum(bit[x] for x in g): g for g in groups}
     masks = sorted(by_mask)
+    pack = packer(masks)
+    chosen, free = [], (1 << len(items)) - 1
+    while pack(free):
+        fitting = [m for m in masks if m & free == m]
+        union = 0
+        for m in fitting:
+            union |= m
+        low = union & -union
+        pick = next((m for m in fitting if m & low and 1 + pack(free & ~m) == pack(free)), None)
+        if pick is None:
+            free &= ~low          # the best packing leaves this element out
+        else:
+            chosen.append(by_mask[pick])
+            free &= ~pick
+    return chosen
+
+
+def packer(masks: list[int]) -> Callable[[int], int]:
+    """pack(free): the most pairwise-disjoint of `masks` (groups as bitmasks) within the bits `free`, remembered
+    by `free`. Also the playouts' count at a game's end (players/groups.py), on their own bits."""
     memo: dict[int, int] = {}
 
     def pack(free: int) -> int:
@@ -38,20 +58,7 @@ def disjoint_groups(groups: Iterable[frozenset]) -> list[frozenset]:
             memo[free] = best
         return memo[free]
 
-    chosen, free = [], (1 << len(items)) - 1
-    while pack(free):
-        fitting = [m for m in masks if m & free == m]
-        union = 0
-        for m in fitting:
-            union |= m
-        low = union & -union
-        pick = next((m for m in fitting if m & low and 1 + pack(free & ~m) == pack(free)), None)
-        if pick is None:
-            free &= ~low          # the best packing leaves this element out
-        else:
-            chosen.append(by_mask[pick])
-            free &= ~pick
-    return chosen
+    return pack
 
 
 def area_group_list(board: Board, card: str, mine: set[str]) -> list[list[str]]:

@@ -2,8 +2,8 @@
 
 A playout ends in a board nobody has scored before (a memo of scoring's answers hit one end in four), and
 scoring.area_groups works on names and frozensets, so at the end of every playout it was a sixth of strong's CPU.
-Here a neighborhood is a bit, a group a mask, and the same packing search (the lowest element of what is left is
-either in the packing or not) counts the most disjoint groups; when the groups found share no building, which is
+Here a neighborhood is a bit, a group a mask, and the tally's own packing search (scoring.packer) counts the most
+disjoint groups; when the groups found share no building, which is
 most ends, their number is the answer without a search. tests/test_players.py checks every card against
 scoring.area_groups on thousands of random sets of buildings.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from companion.game.board import Board
+from companion.game.scoring import packer
 
 
 class Groups:
@@ -80,33 +81,11 @@ class Groups:
 
 
 def most_disjoint(masks: list) -> int:
-    """The largest number of pairwise-disjoint masks (scoring.max_disjoint on bits)."""
+    """The largest number of pairwise-disjoint masks (scoring.max_disjoint's count, on the playout's own bits)."""
     union, size = 0, 0
     for m in masks:
         union |= m
         size += m.bit_count()
     if size == union.bit_count():            # no two share a bit (duplicates share theirs): every one counts
         return len(masks)
-    masks = list(set(masks))
-    memo: dict = {}
-
-    def pack(free: int) -> int:
-        found = memo.get(free)
-        if found is None:
-            fitting = [m for m in masks if m & free == m]
-            found = 0
-            if fitting:
-                union = 0
-                for m in fitting:
-                    union |= m
-                low = union & -union            # every packing either uses this element or leaves it out
-                found = pack(free & ~low)
-                for m in fitting:
-                    if m & low:
-                        x = 1 + pack(free & ~m)
-                        if x > found:
-                            found = x
-            memo[free] = found
-        return found
-
-    return pack(union)
+    return packer(list(set(masks)))(union)
