@@ -33,8 +33,8 @@ IFACE=$("$NMCLI" -g connection.interface-name connection show "$CON" 2>/dev/null
 IFACE=${IFACE:-wlan0}
 
 state=0
-joining=""   # the known network a join was under way to, while none has failed
-retried=""
+joining=""   # the known network a join was under way to
+retried=""   # 1 once that join failed and was tried again
 while :; do
     now=$SECONDS  # the clock before the state: a decision rests on a state read no earlier than its time
     state=$(device_state)
@@ -42,10 +42,10 @@ while :; do
         log "$IFACE joined \"$("$NMCLI" -g GENERAL.CONNECTION device show "$IFACE")\" after ${SECONDS} s; no hotspot."
         exit 0
     fi
-    if [ "$state" -ge 40 ] && [ -z "$joining" ] && [ -z "$retried" ]; then
+    if [ "$state" -ge 40 ] && [ -z "$joining" ]; then
         joining=$("$NMCLI" -g GENERAL.CONNECTION device show "$IFACE" 2>/dev/null)
     elif [ "$state" = 30 ] && [ -n "$joining" ] && [ -z "$retried" ]; then
-        retried=$joining
+        retried=1
         log "joining \"$joining\" failed after ${SECONDS} s; trying it once more."
         if "$NMCLI" --wait "$RETRY" connection up "$joining"; then
             log "$IFACE joined \"$joining\" after ${SECONDS} s; no hotspot."

@@ -338,7 +338,7 @@ def test_the_playouts_count_every_area_cards_groups_as_game_scoring_does():
             mine = set(rng.sample(range(len(geo.ids)), size))
         else:                                       # a patch grown from one neighborhood
             mine = {rng.randrange(len(geo.ids))}
-            while 0 < len(mine) < size:
+            while len(mine) < size:
                 edge = sorted({j for i in mine for j in geo.groups.near[i]} - mine)
                 mine.add(rng.choice(edge))
         bits = sum(1 << i for i in mine)
