@@ -325,8 +325,8 @@ def test_the_fast_playout_keeps_the_rules_and_scores_as_game_scoring_does():
 def test_the_playouts_count_every_area_cards_groups_as_game_scoring_does():
     # fast.Sim.final counts the Expert area cards' groups on bits (players/groups.py: patches of chains, lakes
     # without a shared building, no search where none is needed); the count must be scoring.area_groups's for any
-    # buildings: 4,000 sets, half of them grown as one connected patch by the features (where groups overlap and
-    # the search runs), of 0 to 13 buildings.
+    # buildings: 4,000 sets of 0 to 13 buildings, half of them grown as one connected patch (where groups overlap
+    # and the search runs); the districts card is counted in Sim.final (the test above).
     from companion.game.scoring import area_groups
     from companion.players.fast import Geo
     geo = Geo.get(BOARD, frozenset())

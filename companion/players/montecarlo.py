@@ -43,8 +43,8 @@ MC = Budget(playouts=320)
 # The review's judge (players.appraise): the strong of issue 40's first round, kept as it was so that a 4-player
 # Expert game's review stays within 30 s of CPU (docs/BENCHMARKS.md) and a hint's wait where it is.
 REVIEW = Budget(playouts=240, worlds=24, keep=8, potential=0.5, win=10.0, eps=0.1, halving=True)
-# strong: at two seats 640 playouts (a two-seat playout is the cheapest: a decision's median was 227-343 ms of CPU
-# here by opponent, its p99 559-789; 320 won 79.5% of 400 games against strong0, 640 won 82.0%, and held out on
+# strong: at two seats 640 playouts (a two-seat playout is the cheapest: a decision's median was 227-279 ms of CPU
+# here by opponent in Expert, its p99 559-729; 320 won 79.5% of 400 games against strong0, 640 won 82.0%, and held out on
 # another seed 124 of 154 against 320's 115, docs/PLAYERS.md), and rollouts whose seats also outbid to take a
 # standing bid's points from its bidder (`deny`), as strong0 does; without it the rollouts let a rival's good bid
 # stand whenever the outbid brought the seat nothing itself. At 3 and 4 seats strong_budget gives exactly the review's.
