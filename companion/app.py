@@ -43,6 +43,7 @@ DEFAULTS = {
     "SEAT_MOVE_WAIT": limits.SEAT_MOVE_WAIT,   # seconds every screen announces a seat moving to a new phone before it moves
     "BOT_DELAY": 2.0,            # seconds the Pi's LED shows its turn before it acts (a pause the table can see)
     "BOT_PROCESS": True,         # the Pi thinks in a process of its own (False: on a thread of the server's)
+    "WARMED": None,              # called once, after the first bid this process logs (serve.py: a gc.freeze)
 }
 
 ENV = {  # settings the systemd unit passes through /etc/default/metropolys-companion
@@ -92,7 +93,8 @@ def create_app(config: Optional[dict] = None) -> Flask:
         table = Table(store, Hub(), leds=leds, host_away=float(app.config["HOST_AWAY"]),
                       move_wait=float(app.config["SEAT_MOVE_WAIT"]), bot_delay=float(app.config["BOT_DELAY"]),
                       bot_process=bool(app.config["BOT_PROCESS"]), seat_away=float(app.config["SEAT_AWAY"]),
-                      lobby_limit=int(app.config["LOBBY_LIMIT"]), started_limit=int(app.config["STARTED_LIMIT"]))
+                      lobby_limit=int(app.config["LOBBY_LIMIT"]), started_limit=int(app.config["STARTED_LIMIT"]),
+                      warmed=app.config["WARMED"])
         table.load()
         return table
 

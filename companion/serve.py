@@ -54,6 +54,11 @@ def serve(args) -> int:
     override = args.url or os.environ.get("COMPANION_JOIN_URL")
     # Only an explicit URL is fixed; otherwise each request works it out (pages, QR codes, API).
     config = {"LISTEN": args.host, **({"JOIN_URL": override} if override else {})}
+    # What the first pages, sockets and game make once and keep (templates, the catalogs, wsproto, the routes'
+    # matcher, modules imported when first needed: about 5,000 objects) is frozen too once the first bid is told.
+    # Left young, it was walked by two or three passes of the collector's middle generation (about 1 ms each
+    # here, ten on a Pi) in the middle of the first game's bids (benchmarks/bench_peer.py, docs/BENCHMARKS.md).
+    config["WARMED"] = gc.freeze
     if args.db:
         config["DB"] = args.db
     logging.basicConfig(level=logging.WARNING, format="[%(asctime)s] [%(levelname)s] %(message)s")

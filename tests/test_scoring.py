@@ -143,7 +143,14 @@ def test_expert_area_groups_equal_brute_force_on_random_building_sets(card):
     for i in range(600):
         size = rng.randint(0, 13)
         mine = cluster(rng, size) if i % 2 else set(rng.sample(sorted(BOARD.neighborhoods), size))
-        assert area_groups(BOARD, card, mine) == brute_area(card, mine), (card, sorted(mine))
+        best = brute_area(card, mine)
+        assert area_groups(BOARD, card, mine) == best, (card, sorted(mine))
+        # What the tally names, and counts (explain() takes the card's count from this list's length): as many
+        # groups, pairwise disjoint, of the player's own buildings.
+        named = area_group_list(BOARD, card, mine)
+        assert len(named) == best, (card, sorted(mine), named)
+        flat = [nb for g in named for nb in g]
+        assert len(flat) == len(set(flat)) and set(flat) <= mine and all(len(g) >= 2 for g in named), named
 
 
 def test_brute_force_itself_finds_what_greedy_misses():

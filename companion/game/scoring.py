@@ -168,13 +168,15 @@ def explain(state: State, board: Optional[Board] = None) -> dict:
         trendy, subway, arch = state.collected[i]
         detail = {"buildings": sorted(mine)}
         if expert:
-            groups = area_groups(board, seat.area, mine) if seat.area else 0
+            # The groups named are one largest packing, so their count is the card's (area_groups): searched once.
+            group_list = area_group_list(board, seat.area, mine) if seat.area else []
+            groups = len(group_list)
             area = groups * k["expert_area_objectives"].get(seat.area, 0) if seat.area else 0
             kinds = sorted(nb for nb in mine if board.neighborhoods[nb].kind == seat.neighborhood)
             neighborhood = len(kinds) * k["expert_neighborhood_objective_per_building_of_kind"]
             won = sorted(d for d, cs in tops.items() if seat.color in cs)
             detail.update(area_groups=groups, neighborhood_buildings=kinds, highest_districts=won,
-                          area_group_list=area_group_list(board, seat.area, mine) if seat.area else [])
+                          area_group_list=group_list)
             high = len(won) * k["expert_highest_building_per_district"]
         else:
             hits = family_area_hits(board, seat.area, mine) if seat.area else []

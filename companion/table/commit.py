@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from companion import codes, views
 from companion.codes import Code
@@ -48,9 +48,12 @@ class OnePath:
     the timers, the shelf of games and the absences: nothing above it."""
 
     def __init__(self, store: Store, hub: Hub, leds: Optional[Lights], pi: PiThinker, timers: Timers, shelf: Shelf,
-                 absences: Absences):
+                 absences: Absences, warmed: Optional[Callable[[], None]] = None):
         self.store, self.hub, self.leds, self.pi, self.timers = store, hub, leds, pi, timers
         self.shelf, self.absences = shelf, absences
+        # Called once, after the first bid or pass this process logs and tells: by then the pages, the catalogs,
+        # the sockets and a game's whole path have been used once (serve.py freezes what they made, see there).
+        self.warmed = warmed
         self.notice = self.storage_notice()   # as every game's session holds it (note_storage: when it changes)
 
     def commit(self, game: Game, event: events.Event, device: Optional[str],
@@ -84,6 +87,9 @@ class OnePath:
         else:
             self.show_leds(game, call_ended)
         self.pi.after(game)
+        if self.warmed is not None and isinstance(event, events.Action):
+            warmed, self.warmed = self.warmed, None
+            warmed()
         # The view its own socket was just sent, when it has one open (the LEDs change no view).
         return told[device] if device in told else views.view_json(game, device)
 

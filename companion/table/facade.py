@@ -10,7 +10,7 @@ names as ever; each is its part's, one line here, so go-to-definition leads from
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from companion import codes, views
 from companion.asks import Turndowns
@@ -52,7 +52,8 @@ class Table:
 
     def __init__(self, store: Store, hub: Hub, leds=None, host_away: float = HOST_AWAY, move_wait: float = SEAT_MOVE_WAIT,
                  bot_delay: float = 2.0, bot_process: bool = True, seat_away: float = SEAT_AWAY,
-                 lobby_limit: int = LOBBY_LIMIT, started_limit: int = STARTED_LIMIT):
+                 lobby_limit: int = LOBBY_LIMIT, started_limit: int = STARTED_LIMIT,
+                 warmed: Optional[Callable[[], None]] = None):
         self.store, self.hub, self.leds = store, hub, leds
         # A socket closed: the table may now show a seat offline. Told from the live loop's thread, which
         # must never wait for a game's lock (a bid's fsync): the timers' one thread takes it from there.
@@ -66,7 +67,7 @@ class Table:
         self.pi = PiThinker(self._pi_seams(), bot_delay, bot_process)   # the seats the Pi plays, off the request path
         self.caps = Caps(shelf.games, {"lobby": lobby_limit, "playing": started_limit})   # strangers' games capped
         self.reviews = Reviewer(self.pi)   # the Pi's review of each person's decisions, worked out as the game goes
-        self.path = path = OnePath(store, hub, leds, self.pi, self.timers, shelf, absences)
+        self.path = path = OnePath(store, hub, leds, self.pi, self.timers, shelf, absences, warmed)
         self.found = games = Games(shelf, store, path, absences, self.displays, self.kiosks, self.pi)
         code_check = CodeCheck(codes.Guesses())   # wrong codes cost the guesser a wait, never the code's owner
         self.lobby = Lobby(games, shelf, store, path)
