@@ -302,7 +302,7 @@ def test_undo_names_the_action_in_its_confirm_and_on_every_screen(table_game):
     assert not screens["table"].page.locator("#callover").is_visible() and screens["table"].page.locator("#board-steps").is_visible()
     # The log names the passes too, newest first.
     # (the log is cut to the column's room after the layout settles: wait for its lines, not a fixed time)
-    screens["table"].page.wait_for_function("document.querySelectorAll('#log li').length >= 2")
+    screens["table"].page.wait_for_function("() => document.querySelectorAll('#log li').length >= 2")
     log = screens["table"].page.eval_on_selector_all("#log li", "els => els.map(e => e.lastChild.textContent)")
     # (as many lines as the column has room for: with no call-over card the call's own box takes a line's room)
     assert log[:2] == ["Jürgen-Friedrich (Red) built 7 on C01.", "Maximilian (Blue) passed"]

@@ -99,7 +99,7 @@ def test_a_secret_card_entered_twice_is_refused_at_entry_on_the_entering_phone_o
     host.press("#secret [data-area=bridges]")
     host.wait_seq(view["seq"] + 1)
     # (the POST's answer, which clears the refusal, may arrive after the socket's view: wait for it, then check)
-    host.page.wait_for_function("document.querySelector('#msg').innerText === ''", timeout=5000)
+    host.page.wait_for_function("() => document.querySelector('#msg').innerText === ''", timeout=5000)
     assert host.text("#msg") == ""
 
 
