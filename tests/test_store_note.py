@@ -96,7 +96,6 @@ def test_a_direct_note_is_on_the_disk_before_the_commit_that_flushes_it_however_
 
     def slow(fd, data, offset):
         if fd == store.note._fd:
-            order.append("note started")
             time.sleep(0.05)
             done = real(fd, data, offset)
             order.append("note written")
